@@ -1,0 +1,3 @@
+from ddp_lessons.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,86 @@
+"""Choose the process-group backend, device and CPU threads for a rank (taught in lessons 2 and 3).
+
+The rule the course teaches:
+
+* **nccl** when every local rank has a GPU of its own (``LOCAL_RANK`` -> ``cuda:LOCAL_RANK``);
+* **gloo** otherwise: on CPU, or when several ranks share one GPU (NCCL refuses two ranks on one
+  device with "Duplicate GPU detected");
+* on CPU, each rank uses ``max(1, cores // local_world_size)`` threads, so ranks never
+  oversubscribe the cores.
+
+Training scripts still call ``torch.cuda.set_device``, ``dist.init_process_group`` and ``DDP``
+themselves; this module only makes the decision and says why.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import torch
+
+BACKENDS = ("gloo", "nccl")
+BACKEND_ENV = "DDP_LESSONS_BACKEND"
+"""Set (by the launcher's ``backend=`` argument) to force a backend instead of choosing one."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The backend, device and threads one rank should use, and the reason for them."""
+
+    backend: str
+    device: torch.device
+    threads: int
+    reason: str
+
+    def describe(self) -> str:
+        """One line for the rank to print, e.g. ``gloo on cpu, 1 thread(s): no GPU on this machine``."""
+        return f"{self.backend} on {self.device}, {self.threads} thread(s): {self.reason}"
+
+
+def cpu_cores() -> int:
+    """CPU cores this process may run on (its affinity, not the machine's total)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def gpu_count() -> int:
+    """How many CUDA GPUs torch can see (0 without CUDA)."""
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def threads_per_rank(local_world_size: int, cores: int | None = None) -> int:
+    """CPU threads for each of `local_world_size` ranks on this machine: max(1, cores // ranks)."""
+    return max(1, (cores or cpu_cores()) // max(1, local_world_size))
+
+
+def choose(local_rank: int | None = None, local_world_size: int | None = None,
+           gpus: int | None = None, cores: int | None = None,
+           forced: str | None = None) -> Choice:
+    """Decide backend/device/threads for this rank; arguments default to torchrun's environment."""
+    local_rank = int(os.environ.get("LOCAL_RANK", 0)) if local_rank is None else local_rank
+    if local_world_size is None:
+        local_world_size = int(os.environ.get("LOCAL_WORLD_SIZE", 1))
+    gpus = gpu_count() if gpus is None else gpus
+    if forced is None:
+        forced = os.environ.get(BACKEND_ENV) or None
+    threads = threads_per_rank(local_world_size, cores)
+
+    if forced not in (None, *BACKENDS):
+        raise ValueError(f"{BACKEND_ENV}={forced!r}: choose one of {BACKENDS}")
+    if forced == "nccl" and gpus < local_world_size:
+        raise RuntimeError(f"nccl needs one GPU per local rank: {local_world_size} ranks, {gpus} GPU(s); "
+                           "use gloo to share GPUs or the CPU")
+
+    if gpus == 0:
+        return Choice("gloo", torch.device("cpu"), threads, "no GPU on this machine: gloo on CPU")
+    if forced == "gloo":
+        device = torch.device("cuda", local_rank % gpus)
+        return Choice("gloo", device, threads, "gloo asked for explicitly")
+    if gpus >= local_world_size:
+        return Choice("nccl", torch.device("cuda", local_rank), threads,
+                      f"each of {local_world_size} local rank(s) has its own GPU ({gpus} visible)")
+    return Choice("gloo", torch.device("cuda", local_rank % gpus), threads,
+                  f"{local_world_size} ranks share {gpus} GPU(s): nccl allows one rank per GPU")

@@ -1,0 +1,99 @@
+"""`python -m ddp_lessons doctor`: what this machine offers the course, plus a 2-rank smoke test."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import tempfile
+from importlib import resources
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+from ddp_lessons import backend, launch, records
+
+
+def smoke_script() -> str:
+    """Path of the packaged all_reduce smoke-test script."""
+    return str(resources.files("ddp_lessons") / "scripts" / "smoke_allreduce.py")
+
+
+def report(nproc: int = 2, timeout: float = 60.0, smoke: bool = True) -> dict[str, Any]:
+    """Versions, hardware, available backends, the course's choice, and the smoke-test outcome."""
+    gpus = backend.gpu_count()
+    choice = backend.choose(local_rank=0, local_world_size=nproc)
+    info: dict[str, Any] = {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "cuda_build": torch.version.cuda,
+        "cpu_cores": backend.cpu_cores(),
+        "gpus": [torch.cuda.get_device_name(i) for i in range(gpus)],
+        "backends_available": {"gloo": dist.is_gloo_available(), "nccl": dist.is_nccl_available()},
+        "chosen": {"nproc": nproc, "backend": choice.backend, "device": str(choice.device),
+                   "threads_per_rank": choice.threads, "reason": choice.reason},
+    }
+    if smoke:
+        info["smoke_test"] = _smoke(nproc, timeout)
+    return info
+
+
+def _smoke(nproc: int, timeout: float) -> dict[str, Any]:
+    try:
+        with tempfile.TemporaryDirectory(prefix="ddp-doctor-") as run_dir:
+            result = launch.run_torchrun(smoke_script(), nproc=nproc, timeout=timeout,
+                                         run_dir=run_dir, echo=False)
+            rows = records.load(run_dir, "smoke")
+    except (launch.LaunchError, launch.RankFailedError, launch.RunTimeoutError,
+            FileNotFoundError) as exc:
+        return {"passed": False, "error": str(exc)}
+    passed = len(rows) == nproc and all(r["sum"] == r["expected"] for r in rows)
+    return {"passed": passed, "seconds": round(result.wall_seconds, 2),
+            "backend": rows[0]["backend"], "sums": [r["sum"] for r in rows]}
+
+
+def format_report(info: dict[str, Any]) -> str:
+    """The report as readable lines."""
+    chosen = info["chosen"]
+    lines = [
+        f"python {info['python']}, torch {info['torch']} (CUDA build: {info['cuda_build'] or 'none'})",
+        f"CPU cores available: {info['cpu_cores']}",
+        f"GPUs: {', '.join(info['gpus']) if info['gpus'] else 'none'}",
+        "backends: " + ", ".join(f"{k} {'yes' if v else 'no'}"
+                                 for k, v in info["backends_available"].items()),
+        f"course choice for {chosen['nproc']} local ranks: {chosen['backend']} on {chosen['device']}, "
+        f"{chosen['threads_per_rank']} thread(s) per rank ({chosen['reason']})",
+    ]
+    smoke = info.get("smoke_test")
+    if smoke is not None:
+        if smoke["passed"]:
+            lines.append(f"smoke test: PASSED ({chosen['nproc']}-rank all_reduce with "
+                         f"{smoke['backend']}, {smoke['seconds']} s including torchrun start-up)")
+        else:
+            lines.append(f"smoke test: FAILED\n{smoke.get('error', smoke)}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ddp_lessons doctor", description=__doc__)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--nproc", type=int, default=2, help="ranks for the smoke test (default 2)")
+    parser.add_argument("--no-smoke", action="store_true", help="skip the torchrun smoke test")
+
+
+def run(args: argparse.Namespace) -> int:
+    info = report(nproc=args.nproc, smoke=not args.no_smoke)
+    print(json.dumps(info, indent=2) if args.json else format_report(info))
+    smoke = info.get("smoke_test")
+    return 0 if smoke is None or smoke["passed"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

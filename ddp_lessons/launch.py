@@ -1,0 +1,296 @@
+"""Run a training script under torchrun from a notebook, safely (taught in every lesson).
+
+`run_torchrun` is the one way the course starts distributed jobs:
+
+* it runs ``sys.executable -m torch.distributed.run --standalone --nproc_per_node N script``
+  (the kernel's own interpreter, a free rendezvous port on 127.0.0.1, never a fixed one);
+* it streams every rank's lines live, prefixed ``[rank r]``, and prints them from Python so that
+  Jupyter and nbval see them (child processes' own file descriptors are not captured there);
+* it has a timeout, and on timeout or Jupyter's interrupt button it kills the whole process tree
+  it started, by pid, and waits until no rank is left;
+* on failure it raises `RankFailedError` naming the failing rank with the tail of its traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import psutil
+
+from ddp_lessons import backend as _backend
+from ddp_lessons.records import RUN_DIR_ENV, new_run_dir
+
+DEFAULT_TIMEOUT = 120.0
+"""Seconds a run may take; well under the course's nbval cell timeout (300 s)."""
+
+TAIL_LINES = 15
+_RANK_PREFIX = re.compile(r"^\[[A-Za-z_]*?(\d+)\]:(.*)$")
+_ROOT_CAUSE_RANK = re.compile(r"rank\s*:\s*(\d+)\s*\(local_rank")
+
+
+class LaunchError(RuntimeError):
+    """The job could not be started as asked (bad arguments or hardware)."""
+
+
+class RankFailedError(RuntimeError):
+    """A rank exited with an error; ``.ranks`` lists the failing ranks, first failure first."""
+
+    def __init__(self, message: str, ranks: list[int], result: "RunResult"):
+        super().__init__(message)
+        self.ranks = ranks
+        self.result = result
+
+
+class RunTimeoutError(TimeoutError):
+    """The job ran past its timeout (often a hang in a collective); every process was killed."""
+
+    def __init__(self, message: str, result: "RunResult"):
+        super().__init__(message)
+        self.result = result
+
+
+@dataclass
+class RunResult:
+    """What a finished run left behind: per-rank output, return code, wall time and run directory."""
+
+    command: list[str]
+    nproc: int
+    run_dir: Path
+    returncode: int | None = None
+    wall_seconds: float = 0.0
+    rank_lines: dict[int, list[str]] = field(default_factory=dict)
+    launcher_lines: list[str] = field(default_factory=list)
+    pids: set[int] = field(default_factory=set)
+
+    def output(self, rank: int) -> str:
+        """Everything rank `rank` printed (stdout and stderr), as one string."""
+        return "\n".join(self.rank_lines.get(rank, []))
+
+    @property
+    def outputs(self) -> list[str]:
+        """Each rank's output, sorted by rank."""
+        return [self.output(r) for r in range(self.nproc)]
+
+    def print_sorted(self) -> None:
+        """Print every rank's lines grouped by rank (deterministic, unlike the live stream)."""
+        for rank in range(self.nproc):
+            for line in self.rank_lines.get(rank, []):
+                print(f"[rank {rank}] {line}")
+
+
+def torchrun_command(script: str | os.PathLike, nproc: int, args: Sequence[str] = (),
+                     log_dir: str | os.PathLike | None = None) -> list[str]:
+    """The exact command line `run_torchrun` executes (what you would type as ``torchrun ...``)."""
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone",
+           "--nproc_per_node", str(nproc), "--tee", "3"]
+    if log_dir is not None:
+        cmd += ["--log-dir", str(log_dir)]
+    return cmd + [str(script), *map(str, args)]
+
+
+def validate(script: str | os.PathLike, nproc: int, backend: str | None = None,
+             gpu_count: int | None = None) -> None:
+    """Raise `LaunchError` with a clear explanation when the run cannot work as asked."""
+    if not isinstance(nproc, int) or nproc < 1:
+        raise LaunchError(f"nproc must be a whole number >= 1 (one process per rank), got {nproc!r}")
+    if not Path(script).is_file():
+        raise LaunchError(f"training script not found: {script} "
+                          f"(write it first, e.g. with %%writefile, relative to {os.getcwd()})")
+    if backend is None:
+        return
+    if backend not in _backend.BACKENDS:
+        raise LaunchError(f"unknown backend {backend!r}; choose one of {_backend.BACKENDS}")
+    if backend == "nccl":
+        gpus = _backend.gpu_count() if gpu_count is None else gpu_count
+        if gpus == 0:
+            raise LaunchError("backend 'nccl' needs CUDA GPUs and this machine has none; "
+                              "use backend='gloo' (or leave backend unset to choose automatically)")
+        if nproc > gpus:
+            raise LaunchError(
+                f"backend 'nccl' needs one GPU per rank: {nproc} ranks but {gpus} GPU(s). NCCL refuses "
+                "two ranks on one GPU ('Duplicate GPU detected'); use backend='gloo' to let several "
+                "ranks share a GPU, or lower nproc")
+
+
+def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] = (), *,
+                 env: Mapping[str, str] | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 backend: str | None = None, threads_per_rank: int | None = None,
+                 run_dir: str | os.PathLike | None = None, echo: bool = True) -> RunResult:
+    """Run `script` on `nproc` local ranks with torchrun; return a `RunResult` or raise.
+
+    backend: force 'gloo' or 'nccl' (scripts read it via `ddp_lessons.backend.choose`); None = auto.
+    threads_per_rank: CPU threads per rank; default max(1, cores // nproc) (no oversubscription).
+    run_dir: where ranks write records; default a fresh folder under ./runs.
+    echo: stream rank-prefixed lines live while the job runs.
+    """
+    validate(script, nproc, backend)
+    run_dir = Path(run_dir) if run_dir is not None else new_run_dir(Path(script).stem)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    threads = threads_per_rank or _backend.threads_per_rank(nproc)
+    child_env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": str(threads),
+                 RUN_DIR_ENV: str(run_dir.resolve()), **(env or {})}
+    if backend is not None:
+        child_env[_backend.BACKEND_ENV] = backend
+    cmd = torchrun_command(script, nproc, args, log_dir=run_dir / "torchrun-logs")
+    result = RunResult(command=cmd, nproc=nproc, run_dir=run_dir)
+
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=child_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1)
+    result.pids.add(proc.pid)
+    lock = threading.Lock()
+    readers = [threading.Thread(target=_pump, args=(stream, result, lock, echo), daemon=True)
+               for stream in (proc.stdout, proc.stderr)]
+    for reader in readers:
+        reader.start()
+    watcher = threading.Thread(target=_watch_children, args=(proc, result), daemon=True)
+    watcher.start()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_tree(proc, result.pids)
+        _finish(result, proc, readers, start)
+        raise RunTimeoutError(_timeout_message(result, timeout), result) from None
+    except BaseException:  # KeyboardInterrupt from Jupyter's stop button, or anything else
+        _kill_tree(proc, result.pids)
+        _finish(result, proc, readers, start)
+        raise
+    _finish(result, proc, readers, start)
+    if result.returncode != 0:
+        ranks = failed_ranks(result)
+        raise RankFailedError(_failure_message(result, ranks), ranks, result)
+    return result
+
+
+def _pump(stream, result: RunResult, lock: threading.Lock, echo: bool) -> None:
+    """Read one torchrun stream line by line, file each line under its rank, echo it."""
+    for raw in stream:
+        line = raw.rstrip("\r\n")
+        match = _RANK_PREFIX.match(line)
+        with lock:
+            if match:
+                rank, text = int(match.group(1)), match.group(2)
+                result.rank_lines.setdefault(rank, []).append(text)
+                shown = f"[rank {rank}] {text}"
+            else:
+                result.launcher_lines.append(line)
+                shown = None if _is_torchrun_noise(line) else f"[torchrun] {line}"
+            if echo and shown is not None:
+                print(shown, flush=True)
+
+
+def _is_torchrun_noise(line: str) -> bool:
+    """torchrun's own chatter that a student does not need to see live (kept in launcher_lines)."""
+    return (not line.strip() or line.startswith(("*****", "Setting OMP_NUM_THREADS"))
+            or bool(re.match(r"^[WIE]\d{4} ", line)))
+
+
+def _watch_children(proc: subprocess.Popen, result: RunResult) -> None:
+    """Remember every pid in the job's tree while it runs, so a kill can reach all of them."""
+    try:
+        parent = psutil.Process(proc.pid)
+        while proc.poll() is None:
+            result.pids.update(child.pid for child in parent.children(recursive=True))
+            time.sleep(0.2)
+    except psutil.Error:
+        pass
+
+
+def _kill_tree(proc: subprocess.Popen, known_pids: set[int], grace: float = 3.0) -> None:
+    """Terminate torchrun and all its descendants by pid; SIGKILL whatever is left after `grace`."""
+    procs = []
+    for pid in {proc.pid, *known_pids}:
+        try:
+            procs.append(psutil.Process(pid))
+        except psutil.NoSuchProcess:
+            continue
+    try:
+        procs += psutil.Process(proc.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        pass
+    procs = [p for p in {p.pid: p for p in procs}.values() if p.pid != os.getpid()]
+    for p in procs:
+        known_pids.add(p.pid)
+        try:
+            p.send_signal(signal.SIGTERM)
+        except psutil.NoSuchProcess:
+            pass
+    _, alive = psutil.wait_procs(procs, timeout=grace)
+    for p in alive:
+        try:
+            p.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(alive, timeout=grace)
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _finish(result: RunResult, proc: subprocess.Popen, readers: Iterable[threading.Thread],
+            start: float) -> None:
+    for reader in readers:
+        reader.join(timeout=5)
+    result.returncode = proc.returncode
+    result.wall_seconds = time.perf_counter() - start
+
+
+def failed_ranks(result: RunResult) -> list[int]:
+    """Ranks that failed, root cause first: torchrun's report, else ranks that printed a traceback."""
+    ranks: list[int] = []
+    text = "\n".join(result.launcher_lines)
+    root = text.split("Root Cause", 1)
+    if len(root) == 2:
+        ranks += [int(m) for m in _ROOT_CAUSE_RANK.findall(root[1])]
+    ranks += [r for r in sorted(result.rank_lines) if "Traceback (most recent call last)"
+              in result.output(r) and r not in ranks]
+    return ranks
+
+
+def _tail(lines: Sequence[str], n: int = TAIL_LINES) -> str:
+    return "\n".join("    " + line for line in lines[-n:])
+
+
+def _failure_message(result: RunResult, ranks: list[int]) -> str:
+    if not ranks:
+        return (f"torchrun exited with code {result.returncode} before any rank reported an error:\n"
+                + _tail(result.launcher_lines))
+    first = ranks[0]
+    lines = result.rank_lines.get(first, [])
+    start = max((i for i, line in enumerate(lines) if line.startswith("Traceback")), default=0)
+    others = f" (also failed: {', '.join(map(str, ranks[1:]))})" if len(ranks) > 1 else ""
+    return (f"rank {first} failed{others}; the end of its output:\n{_tail(lines[start:])}\n"
+            f"(all output: result.rank_lines; run directory: {result.run_dir})")
+
+
+def _timeout_message(result: RunResult, timeout: float) -> str:
+    parts = [f"the job did not finish within {timeout:g} s and was killed (all {len(result.pids)} "
+             "processes). A run that stops making progress is usually a hang: one rank waits in a "
+             "collective (all_reduce, barrier, DDP's backward) that another rank never reaches. "
+             "Rerun with env={'TORCH_DISTRIBUTED_DEBUG': 'DETAIL'} to see which collective."]
+    for rank in range(result.nproc):
+        lines = result.rank_lines.get(rank, [])
+        parts.append(f"last output of rank {rank}:\n{_tail(lines, 5) if lines else '    (nothing)'}")
+    return "\n".join(parts)
+
+
+def alive(pids: Iterable[int]) -> list[int]:
+    """The pids from `pids` that still run (zombies count as gone)."""
+    running = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                running.append(pid)
+        except psutil.NoSuchProcess:
+            pass
+    return running

@@ -1,0 +1,59 @@
+"""Per-rank JSON records: how a rank tells the notebook what it saw (used by every lesson).
+
+A rank calls ``records.write("sampler", {...})``; the notebook calls
+``records.load(result.run_dir, "sampler")`` and gets one list of dicts, sorted by rank.
+Nothing is parsed from printed text. Writes are atomic (temp file + rename), so a reader never
+sees half a file, even if a rank dies mid-write.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+RUN_DIR_ENV = "DDP_LESSONS_RUN_DIR"
+"""The launcher puts the run directory here; under a bare torchrun records go to ./runs/manual."""
+
+
+def run_dir() -> Path:
+    """The current run's directory (from the launcher), or ./runs/manual under a bare torchrun."""
+    return Path(os.environ.get(RUN_DIR_ENV) or Path("runs") / "manual")
+
+
+def new_run_dir(label: str, root: str | os.PathLike = "runs") -> Path:
+    """A fresh, empty run directory ``root/<label>-<time>-<random>`` for one launch."""
+    Path(root).mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path(tempfile.mkdtemp(prefix=f"{label}-{stamp}-", dir=root))
+
+
+def write(name: str, data: dict[str, Any], rank: int | None = None,
+          directory: str | os.PathLike | None = None) -> Path:
+    """Atomically write this rank's record `name` as JSON; return its path."""
+    rank = int(os.environ.get("RANK", 0)) if rank is None else rank
+    directory = Path(directory) if directory is not None else run_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.rank{rank}.json"
+    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump({"rank": rank, **data}, f)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load(directory: str | os.PathLike, name: str) -> list[dict[str, Any]]:
+    """All ranks' records `name` from `directory`, one dict per rank, sorted by rank."""
+    paths = sorted(Path(directory).glob(f"{name}.rank*.json"))
+    if not paths:
+        raise FileNotFoundError(f"no records named {name!r} in {directory} "
+                                "(did every rank call records.write with this name?)")
+    rows = [json.loads(p.read_text()) for p in paths]
+    return sorted(rows, key=lambda row: row["rank"])

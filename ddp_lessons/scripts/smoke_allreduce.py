@@ -1,0 +1,19 @@
+"""Smoke test for `ddp_lessons doctor`: every rank all-reduces its rank number and checks the sum."""
+
+import torch
+import torch.distributed as dist
+
+from ddp_lessons import backend, records
+
+choice = backend.choose()
+if choice.device.type == "cuda":
+    torch.cuda.set_device(choice.device)
+dist.init_process_group(backend=choice.backend)
+rank, world = dist.get_rank(), dist.get_world_size()
+value = torch.tensor([float(rank)], device=choice.device)
+dist.all_reduce(value)  # SUM by default
+expected = world * (world - 1) / 2
+records.write("smoke", {"backend": choice.backend, "device": str(choice.device),
+                        "sum": value.item(), "expected": expected})
+print(f"{choice.describe()}; all_reduce sum = {value.item():g} (expected {expected:g})")
+dist.destroy_process_group()

@@ -1,0 +1,135 @@
+"""The launcher: happy path, a failing rank, a hang, and bad inputs."""
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ddp_lessons import launch, records
+
+SCRIPTS = Path(__file__).parent / "scripts"
+
+
+@pytest.fixture(scope="module")
+def hello(tmp_path_factory):
+    """One 2-rank run shared by the happy-path tests (each launch costs seconds)."""
+    run_dir = tmp_path_factory.mktemp("hello")
+    return launch.run_torchrun(SCRIPTS / "hello_ranks.py", nproc=2, args=["--epochs", "3"],
+                               run_dir=run_dir, timeout=60)
+
+
+@pytest.mark.slow
+def test_happy_path_returns_each_ranks_output_sorted(hello):
+    assert hello.returncode == 0
+    assert hello.nproc == 2
+    assert sorted(hello.rank_lines) == [0, 1]
+    for rank in (0, 1):
+        assert f"hello from rank {rank} of 2; sum of ranks = 1" in hello.output(rank)
+        assert f"rank {rank} says this on stderr" in hello.output(rank)
+    assert hello.outputs == [hello.output(0), hello.output(1)]
+    assert hello.wall_seconds > 0
+
+
+@pytest.mark.slow
+def test_command_is_torchrun_standalone_with_kernels_python(hello):
+    assert hello.command[:5] == [sys.executable, "-m", "torch.distributed.run", "--standalone",
+                                 "--nproc_per_node"]
+    assert not any("master_port" in part or "master-port" in part for part in hello.command)
+
+
+@pytest.mark.slow
+def test_ranks_records_reach_the_run_dir(hello):
+    rows = records.load(hello.run_dir, "hello")
+    assert [r["rank"] for r in rows] == [0, 1]
+    assert all(r["sum"] == 1.0 and r["world"] == 2 for r in rows)
+    assert rows[0]["args"] == ["--epochs", "3"]
+
+
+@pytest.mark.slow
+def test_live_stream_is_prefixed_with_rank(hello, capsys):
+    launch.run_torchrun(SCRIPTS / "hello_ranks.py", nproc=1, run_dir=hello.run_dir / "one")
+    printed = capsys.readouterr().out
+    assert "[rank 0] hello from rank 0 of 1; sum of ranks = 0" in printed
+
+
+@pytest.mark.slow
+def test_failing_rank_is_named_with_its_traceback(tmp_path):
+    with pytest.raises(launch.RankFailedError) as info:
+        launch.run_torchrun(SCRIPTS / "rank1_raises.py", nproc=2, run_dir=tmp_path, timeout=60,
+                            echo=False)
+    message = str(info.value)
+    assert info.value.ranks[0] == 1
+    assert message.startswith("rank 1 failed")
+    assert "ValueError: rank 1 cannot read shard 7" in message
+    assert "Traceback" in message
+    assert "ChildFailedError" not in message
+
+
+@pytest.mark.slow
+def test_hang_times_out_with_a_hint_and_kills_every_process(tmp_path):
+    start = time.perf_counter()
+    with pytest.raises(launch.RunTimeoutError) as info:
+        launch.run_torchrun(SCRIPTS / "hang_in_allreduce.py", nproc=2, run_dir=tmp_path,
+                            timeout=12, echo=False)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 12 + 10
+    message = str(info.value)
+    assert "did not finish within 12 s" in message
+    assert "collective" in message and "TORCH_DISTRIBUTED_DEBUG" in message
+    assert "rank 1 started" in message  # last output of each rank is shown
+    pids = info.value.result.pids
+    assert len(pids) >= 3  # torchrun + 2 ranks were seen
+    assert launch.alive(pids) == []
+
+
+@pytest.mark.slow
+def test_keyboard_interrupt_kills_the_tree(tmp_path):
+    """Jupyter's stop button raises KeyboardInterrupt in the kernel: no rank may survive it."""
+    code = f"""
+import os, signal, threading
+from ddp_lessons import launch
+threading.Timer(8, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+try:
+    launch.run_torchrun({str(SCRIPTS / 'hang_in_allreduce.py')!r}, nproc=2, run_dir={str(tmp_path)!r},
+                        timeout=120, echo=False)
+except KeyboardInterrupt:
+    import psutil
+    kids = psutil.Process().children(recursive=True)
+    print("INTERRUPTED", len([k for k in kids if k.status() != psutil.STATUS_ZOMBIE]))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "INTERRUPTED 0" in out.stdout, out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("nproc", [0, -1, 1.5, "2"])
+def test_bad_nproc_is_refused(nproc):
+    with pytest.raises(launch.LaunchError, match="nproc"):
+        launch.validate(SCRIPTS / "hello_ranks.py", nproc)
+
+
+def test_missing_script_is_refused(tmp_path):
+    with pytest.raises(launch.LaunchError, match="not found"):
+        launch.run_torchrun(tmp_path / "nope.py", nproc=2)
+
+
+def test_nccl_without_gpus_is_refused():
+    with pytest.raises(launch.LaunchError, match="no(ne)? .*GPU|has none"):
+        launch.validate(SCRIPTS / "hello_ranks.py", 2, backend="nccl", gpu_count=0)
+
+
+def test_nccl_with_more_ranks_than_gpus_explains_gloo():
+    with pytest.raises(launch.LaunchError, match="gloo") as info:
+        launch.validate(SCRIPTS / "hello_ranks.py", 4, backend="nccl", gpu_count=2)
+    assert "4 ranks but 2 GPU" in str(info.value)
+
+
+def test_unknown_backend_is_refused():
+    with pytest.raises(launch.LaunchError, match="unknown backend"):
+        launch.validate(SCRIPTS / "hello_ranks.py", 2, backend="mpi")
+
+
+def test_command_line_matches_what_a_student_would_type():
+    cmd = launch.torchrun_command("train.py", 4, ["--lr", "0.1"])
+    assert cmd == [sys.executable, "-m", "torch.distributed.run", "--standalone",
+                   "--nproc_per_node", "4", "--tee", "3", "train.py", "--lr", "0.1"]

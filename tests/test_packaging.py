@@ -1,0 +1,35 @@
+"""Both ways of installing the course install the same things."""
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CONDA_TO_PIP = {"pytorch": "torch"}  # conda-forge names torch "pytorch"
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~ \[;]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_environment_yml_and_pyproject_list_the_same_dependencies():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pip_deps = {_name(d) for d in project["dependencies"]}
+    conda_deps = set()
+    text = (ROOT / "environment.yml").read_text().split("\ndependencies:", 1)[1]
+    for line in text.splitlines():
+        item = line.strip()
+        if item.startswith("- ") and not item.endswith(":") and "-e ." not in item:
+            name = CONDA_TO_PIP.get(_name(item[2:]), _name(item[2:]))
+            if name not in {"python", "pip"}:
+                conda_deps.add(name)
+    assert conda_deps == pip_deps
+
+
+def test_environment_yml_installs_the_package_editable():
+    assert "- -e ." in (ROOT / "environment.yml").read_text()
+
+
+def test_ci_pins_cpu_torch_and_runs_make_test():
+    assert "torch==2.13.0" in (ROOT / "constraints-ci.txt").read_text()
+    assert "make test" in (ROOT / ".ci" / "run").read_text()
+    assert "constraints-ci.txt" in (ROOT / "Makefile").read_text()

@@ -1,0 +1,57 @@
+"""Quiz feedback logic and the text fallback (the browser test covers the widget)."""
+import pytest
+
+from ddp_lessons import quiz
+
+Q = dict(question="When are gradients all-reduced?",
+         options=["in optimizer.step()", "during backward()", "in the DataLoader"],
+         answer="b", explanation="DDP's autograd hooks fire as gradients are ready.")
+
+
+def test_right_answer_gets_correct_with_explanation():
+    q = quiz.Quiz(**Q)
+    assert q.check("b") == "✅ Correct. DDP's autograd hooks fire as gradients are ready."
+    assert q.check(1).startswith("✅") and q.check("during backward()").startswith("✅")
+
+
+def test_wrong_answer_gets_not_quite_without_revealing():
+    feedback = quiz.Quiz(**Q).check("a")
+    assert feedback.startswith("❌ Not quite") and "backward" not in feedback
+
+
+def test_text_fallback_lists_options_and_hides_the_answer():
+    text = quiz.Quiz(**Q).text()
+    assert "(a) in optimizer.step()" in text and "(c) in the DataLoader" in text
+    assert "Correct" not in text
+
+
+def test_html_fallback_folds_the_answer():
+    page = quiz.Quiz(**Q).html()
+    assert "<details><summary>Answer</summary><p>(b) during backward()" in page
+
+
+def test_outside_a_kernel_only_text_is_shown():
+    bundle = quiz.ask(**Q)._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html"}
+
+
+def test_module_level_check_answers_the_last_question(capsys):
+    quiz.ask(**Q)
+    quiz.check("c")
+    assert capsys.readouterr().out.startswith("❌")
+
+
+@pytest.mark.parametrize("bad", ["z", 7, "", "maybe"])
+def test_unknown_choices_are_refused(bad):
+    with pytest.raises(ValueError, match="not one of the options"):
+        quiz.Quiz(**Q).check(bad)
+
+
+def test_widget_feedback_updates_on_pick():
+    q = quiz.Quiz(**Q)
+    box = q.widget()
+    choices = box.children[1]
+    choices.value = 0
+    assert q.feedback_widget.value.startswith("❌")
+    choices.value = 1
+    assert q.feedback_widget.value.startswith("✅")
