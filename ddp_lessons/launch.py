@@ -195,14 +195,34 @@ def _is_torchrun_noise(line: str) -> bool:
 
 
 def _watch_children(proc: subprocess.Popen, result: RunResult) -> None:
-    """Remember every pid in the job's tree while it runs, so a kill can reach all of them."""
+    """Remember every pid in the job's tree while it runs, so a kill can reach all of them
+    (even ranks whose torchrun parent died first and left them orphaned)."""
+    while proc.poll() is None:
+        result.pids.update(descendants(proc.pid))
+        time.sleep(0.5)
+
+
+def descendants(pid: int) -> set[int]:
+    """Pids of all processes below `pid` (cheap on Linux: /proc/PID/task/TID/children)."""
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        kids = _children(todo.pop()) - found
+        todo += kids
+        found |= kids
+    return found
+
+
+def _children(pid: int) -> set[int]:
+    """Direct children of `pid`; empty once it has ended."""
     try:
-        parent = psutil.Process(proc.pid)
-        while proc.poll() is None:
-            result.pids.update(child.pid for child in parent.children(recursive=True))
-            time.sleep(0.2)
-    except psutil.Error:
-        pass
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+        return {int(k) for t in tasks for k in (t / "children").read_text().split()}
+    except OSError:  # ended, or no /proc children files (macOS, Windows, some kernels)
+        try:
+            return {p.pid for p in psutil.Process(pid).children()}
+        except psutil.Error:
+            return set()
 
 
 def _kill_tree(proc: subprocess.Popen, known_pids: set[int], grace: float = 3.0) -> None:
@@ -213,10 +233,11 @@ def _kill_tree(proc: subprocess.Popen, known_pids: set[int], grace: float = 3.0)
             procs.append(psutil.Process(pid))
         except psutil.NoSuchProcess:
             continue
-    try:
-        procs += psutil.Process(proc.pid).children(recursive=True)
-    except psutil.NoSuchProcess:
-        pass
+    for pid in descendants(proc.pid) - known_pids:
+        try:
+            procs.append(psutil.Process(pid))
+        except psutil.NoSuchProcess:
+            pass
     procs = [p for p in {p.pid: p for p in procs}.values() if p.pid != os.getpid()]
     for p in procs:
         known_pids.add(p.pid)
