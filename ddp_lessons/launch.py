@@ -16,10 +16,12 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
@@ -33,6 +35,10 @@ DEFAULT_TIMEOUT = 120.0
 """Seconds a run may take; well under the course's nbval cell timeout (300 s)."""
 
 TAIL_LINES = 15
+LOCAL_ADDR = "127.0.0.1"
+"""Local runs rendezvous on loopback only: nothing listens on the machine's network addresses."""
+PREFIX_ENV = "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE"
+"""torchrun prefixes each teed line with this template; the launcher asks for the global rank."""
 _RANK_PREFIX = re.compile(r"^\[[A-Za-z_]*?(\d+)\]:(.*)$")
 _ROOT_CAUSE_RANK = re.compile(r"rank\s*:\s*(\d+)\s*\(local_rank")
 
@@ -65,11 +71,17 @@ class RunResult:
     command: list[str]
     nproc: int
     run_dir: Path
+    nnodes: int = 1
     returncode: int | None = None
     wall_seconds: float = 0.0
     rank_lines: dict[int, list[str]] = field(default_factory=dict)
     launcher_lines: list[str] = field(default_factory=list)
     pids: set[int] = field(default_factory=set)
+
+    @property
+    def world_size(self) -> int:
+        """Ranks in the job: nnodes x nproc (per node)."""
+        return self.nnodes * self.nproc
 
     def output(self, rank: int) -> str:
         """Everything rank `rank` printed (stdout and stderr), as one string."""
@@ -78,30 +90,50 @@ class RunResult:
     @property
     def outputs(self) -> list[str]:
         """Each rank's output, sorted by rank."""
-        return [self.output(r) for r in range(self.nproc)]
+        return [self.output(r) for r in range(self.world_size)]
 
     def print_sorted(self) -> None:
         """Print every rank's lines grouped by rank (deterministic, unlike the live stream)."""
-        for rank in range(self.nproc):
+        for rank in range(self.world_size):
             for line in self.rank_lines.get(rank, []):
                 print(f"[rank {rank}] {line}")
 
 
 def torchrun_command(script: str | os.PathLike, nproc: int, args: Sequence[str] = (),
-                     log_dir: str | os.PathLike | None = None) -> list[str]:
-    """The exact command line `run_torchrun` executes (what you would type as ``torchrun ...``)."""
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone",
-           "--nproc_per_node", str(nproc), "--tee", "3"]
+                     log_dir: str | os.PathLike | None = None, nnodes: int = 1,
+                     rdzv_endpoint: str | None = None, rdzv_id: str = "ddp-course",
+                     is_host: bool = True) -> list[str]:
+    """The exact command line `run_torchrun` executes (what you would type as ``torchrun ...``).
+
+    One node: ``--standalone`` (a private rendezvous on a free local port). Simulated nodes: each
+    agent joins a c10d rendezvous at `rdzv_endpoint`; the first one (`is_host`) hosts its store.
+    """
+    cmd = [sys.executable, "-m", "torch.distributed.run"]
+    if nnodes == 1:
+        cmd.append("--standalone")
+    else:
+        cmd += ["--nnodes", str(nnodes), "--rdzv-backend", "c10d", "--rdzv-endpoint", str(rdzv_endpoint),
+                "--rdzv-id", rdzv_id, "--rdzv-conf", f"is_host={int(is_host)}"]
+    cmd += ["--local-addr", LOCAL_ADDR, "--nproc_per_node", str(nproc), "--tee", "3"]
     if log_dir is not None:
         cmd += ["--log-dir", str(log_dir)]
     return cmd + [str(script), *map(str, args)]
 
 
+def free_port(host: str = LOCAL_ADDR) -> int:
+    """A TCP port that is free on `host` right now (for a simulated multi-node rendezvous)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
 def validate(script: str | os.PathLike, nproc: int, backend: str | None = None,
-             gpu_count: int | None = None) -> None:
+             gpu_count: int | None = None, nnodes: int = 1) -> None:
     """Raise `LaunchError` with a clear explanation when the run cannot work as asked."""
     if not isinstance(nproc, int) or nproc < 1:
         raise LaunchError(f"nproc must be a whole number >= 1 (one process per rank), got {nproc!r}")
+    if not isinstance(nnodes, int) or nnodes < 1:
+        raise LaunchError(f"nnodes must be a whole number >= 1, got {nnodes!r}")
     if not Path(script).is_file():
         raise LaunchError(f"training script not found: {script} "
                           f"(write it first, e.g. with %%writefile, relative to {os.getcwd()})")
@@ -111,64 +143,93 @@ def validate(script: str | os.PathLike, nproc: int, backend: str | None = None,
         raise LaunchError(f"unknown backend {backend!r}; choose one of {_backend.BACKENDS}")
     if backend == "nccl":
         gpus = _backend.gpu_count() if gpu_count is None else gpu_count
+        ranks_here = nproc * nnodes  # simulated nodes share this machine's GPUs
         if gpus == 0:
             raise LaunchError("backend 'nccl' needs CUDA GPUs and this machine has none; "
                               "use backend='gloo' (or leave backend unset to choose automatically)")
-        if nproc > gpus:
+        if ranks_here > gpus:
             raise LaunchError(
-                f"backend 'nccl' needs one GPU per rank: {nproc} ranks but {gpus} GPU(s). NCCL refuses "
-                "two ranks on one GPU ('Duplicate GPU detected'); use backend='gloo' to let several "
-                "ranks share a GPU, or lower nproc")
+                f"backend 'nccl' needs one GPU per rank: {ranks_here} ranks but {gpus} GPU(s). NCCL "
+                "refuses two ranks on one GPU ('Duplicate GPU detected'); use backend='gloo' to let "
+                "several ranks share a GPU, or lower nproc")
 
 
 def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] = (), *,
-                 env: Mapping[str, str] | None = None, timeout: float = DEFAULT_TIMEOUT,
-                 backend: str | None = None, threads_per_rank: int | None = None,
-                 run_dir: str | os.PathLike | None = None, echo: bool = True) -> RunResult:
-    """Run `script` on `nproc` local ranks with torchrun; return a `RunResult` or raise.
+                 nnodes: int = 1, env: Mapping[str, str] | None = None,
+                 timeout: float = DEFAULT_TIMEOUT, backend: str | None = None,
+                 threads_per_rank: int | None = None, run_dir: str | os.PathLike | None = None,
+                 echo: bool = True) -> RunResult:
+    """Run `script` on `nproc` ranks per node with torchrun; return a `RunResult` or raise.
 
+    nnodes: simulate this many nodes on this machine (one torchrun agent each, rendezvous on
+      127.0.0.1 at a free port); ranks are numbered node by node, LOCAL_RANK restarts per node.
     backend: force 'gloo' or 'nccl' (scripts read it via `ddp_lessons.backend.choose`); None = auto.
-    threads_per_rank: CPU threads per rank; default max(1, cores // nproc) (no oversubscription).
+    threads_per_rank: CPU threads per rank; default max(1, cores // ranks on this machine).
     run_dir: where ranks write records; default a fresh folder under ./runs.
     echo: stream rank-prefixed lines live while the job runs.
     """
-    validate(script, nproc, backend)
+    validate(script, nproc, backend, nnodes=nnodes)
     run_dir = Path(run_dir) if run_dir is not None else new_run_dir(Path(script).stem)
     run_dir.mkdir(parents=True, exist_ok=True)
-    threads = threads_per_rank or _backend.threads_per_rank(nproc)
+    threads = threads_per_rank or _backend.threads_per_rank(nproc * nnodes)
     child_env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": str(threads),
-                 RUN_DIR_ENV: str(run_dir.resolve()), **(env or {})}
+                 PREFIX_ENV: "[${rank}]:", RUN_DIR_ENV: str(run_dir.resolve()), **(env or {})}
+    if backend is None and nnodes > 1 and _backend.gpu_count() < nproc * nnodes:
+        backend = "gloo"  # simulated nodes share this machine's GPUs: NCCL would find duplicates
     if backend is not None:
         child_env[_backend.BACKEND_ENV] = backend
-    cmd = torchrun_command(script, nproc, args, log_dir=run_dir / "torchrun-logs")
-    result = RunResult(command=cmd, nproc=nproc, run_dir=run_dir)
+    endpoint = f"{LOCAL_ADDR}:{free_port()}" if nnodes > 1 else None
+    rdzv_id = f"ddp-course-{uuid.uuid4().hex[:8]}"
+    commands = [torchrun_command(script, nproc, args, log_dir=run_dir / "torchrun-logs" / f"node{n}",
+                                 nnodes=nnodes, rdzv_endpoint=endpoint, rdzv_id=rdzv_id,
+                                 is_host=n == 0)
+                for n in range(nnodes)]
+    result = RunResult(command=commands[0], nproc=nproc, nnodes=nnodes, run_dir=run_dir)
 
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=child_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1)
-    result.pids.add(proc.pid)
     lock = threading.Lock()
-    readers = [threading.Thread(target=_pump, args=(stream, result, lock, echo), daemon=True)
-               for stream in (proc.stdout, proc.stderr)]
-    for reader in readers:
-        reader.start()
-    watcher = threading.Thread(target=_watch_children, args=(proc, result), daemon=True)
-    watcher.start()
+    agents, readers = [], []
     try:
-        proc.wait(timeout=timeout)
+        for cmd in commands:
+            agent = subprocess.Popen(cmd, env=child_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1)
+            agents.append(agent)
+            result.pids.add(agent.pid)
+            readers += [threading.Thread(target=_pump, args=(stream, result, lock, echo), daemon=True)
+                        for stream in (agent.stdout, agent.stderr)]
+            threading.Thread(target=_watch_children, args=(agent, result), daemon=True).start()
+        for reader in readers:
+            reader.start()
+        _wait(agents, start + timeout)
     except subprocess.TimeoutExpired:
-        _kill_tree(proc, result.pids)
-        _finish(result, proc, readers, start)
+        _kill_trees(agents, result.pids)
+        _finish(result, agents, readers, start)
         raise RunTimeoutError(_timeout_message(result, timeout), result) from None
     except BaseException:  # KeyboardInterrupt from Jupyter's stop button, or anything else
-        _kill_tree(proc, result.pids)
-        _finish(result, proc, readers, start)
+        _kill_trees(agents, result.pids)
+        _finish(result, agents, readers, start)
         raise
-    _finish(result, proc, readers, start)
+    _finish(result, agents, readers, start)
     if result.returncode != 0:
         ranks = failed_ranks(result)
         raise RankFailedError(_failure_message(result, ranks), ranks, result)
     return result
+
+
+def _wait(agents: list[subprocess.Popen], deadline: float, grace: float = 10.0) -> None:
+    """Wait for every agent; once one fails, give the others `grace` seconds, then stop them."""
+    while True:
+        codes = [agent.poll() for agent in agents]
+        if all(code is not None for code in codes):
+            return
+        if any(code not in (None, 0) for code in codes):
+            deadline = min(deadline, time.perf_counter() + grace)
+            if time.perf_counter() >= deadline:
+                _kill_trees(agents, set())
+                return
+        if time.perf_counter() >= deadline:
+            raise subprocess.TimeoutExpired("torchrun", deadline)
+        time.sleep(0.05)
 
 
 def _pump(stream, result: RunResult, lock: threading.Lock, echo: bool) -> None:
@@ -225,19 +286,17 @@ def _children(pid: int) -> set[int]:
             return set()
 
 
-def _kill_tree(proc: subprocess.Popen, known_pids: set[int], grace: float = 3.0) -> None:
-    """Terminate torchrun and all its descendants by pid; SIGKILL whatever is left after `grace`."""
+def _kill_trees(agents: list[subprocess.Popen], known_pids: set[int], grace: float = 3.0) -> None:
+    """Terminate the torchrun agents and all their descendants by pid; SIGKILL what is left."""
     procs = []
-    for pid in {proc.pid, *known_pids}:
+    tree = set(known_pids)
+    for agent in agents:
+        tree |= {agent.pid} | descendants(agent.pid)
+    for pid in tree:
         try:
             procs.append(psutil.Process(pid))
         except psutil.NoSuchProcess:
             continue
-    for pid in descendants(proc.pid) - known_pids:
-        try:
-            procs.append(psutil.Process(pid))
-        except psutil.NoSuchProcess:
-            pass
     procs = [p for p in {p.pid: p for p in procs}.values() if p.pid != os.getpid()]
     for p in procs:
         known_pids.add(p.pid)
@@ -252,17 +311,19 @@ def _kill_tree(proc: subprocess.Popen, known_pids: set[int], grace: float = 3.0)
         except psutil.NoSuchProcess:
             pass
     psutil.wait_procs(alive, timeout=grace)
-    try:
-        proc.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        pass
+    for agent in agents:
+        try:
+            agent.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            pass
 
 
-def _finish(result: RunResult, proc: subprocess.Popen, readers: Iterable[threading.Thread],
+def _finish(result: RunResult, agents: list[subprocess.Popen], readers: Iterable[threading.Thread],
             start: float) -> None:
     for reader in readers:
         reader.join(timeout=5)
-    result.returncode = proc.returncode
+    codes = [agent.returncode for agent in agents]
+    result.returncode = next((code for code in codes if code != 0), 0) if None not in codes else None
     result.wall_seconds = time.perf_counter() - start
 
 
@@ -299,7 +360,7 @@ def _timeout_message(result: RunResult, timeout: float) -> str:
              "processes). A run that stops making progress is usually a hang: one rank waits in a "
              "collective (all_reduce, barrier, DDP's backward) that another rank never reaches. "
              "Rerun with env={'TORCH_DISTRIBUTED_DEBUG': 'DETAIL'} to see which collective."]
-    for rank in range(result.nproc):
+    for rank in range(result.world_size):
         lines = result.rank_lines.get(rank, [])
         parts.append(f"last output of rank {rank}:\n{_tail(lines, 5) if lines else '    (nothing)'}")
     return "\n".join(parts)

@@ -33,8 +33,8 @@ def test_happy_path_returns_each_ranks_output_sorted(hello):
 
 @pytest.mark.slow
 def test_command_is_torchrun_standalone_with_kernels_python(hello):
-    assert hello.command[:5] == [sys.executable, "-m", "torch.distributed.run", "--standalone",
-                                 "--nproc_per_node"]
+    assert hello.command[:4] == [sys.executable, "-m", "torch.distributed.run", "--standalone"]
+    assert hello.command[hello.command.index("--nproc_per_node") + 1] == "2"
     assert not any("master_port" in part or "master-port" in part for part in hello.command)
 
 
@@ -43,6 +43,7 @@ def test_ranks_records_reach_the_run_dir(hello):
     rows = records.load(hello.run_dir, "hello")
     assert [r["rank"] for r in rows] == [0, 1]
     assert all(r["sum"] == 1.0 and r["world"] == 2 for r in rows)
+    assert all(r["master_addr"] == "127.0.0.1" for r in rows)
     assert rows[0]["args"] == ["--epochs", "3"]
 
 
@@ -132,4 +133,20 @@ def test_unknown_backend_is_refused():
 def test_command_line_matches_what_a_student_would_type():
     cmd = launch.torchrun_command("train.py", 4, ["--lr", "0.1"])
     assert cmd == [sys.executable, "-m", "torch.distributed.run", "--standalone",
-                   "--nproc_per_node", "4", "--tee", "3", "train.py", "--lr", "0.1"]
+                   "--local-addr", "127.0.0.1", "--nproc_per_node", "4", "--tee", "3",
+                   "train.py", "--lr", "0.1"]
+
+
+@pytest.mark.slow
+def test_simulated_nodes_number_ranks_node_by_node(tmp_path):
+    result = launch.run_torchrun(SCRIPTS / "where_am_i.py", nproc=1, nnodes=2, run_dir=tmp_path,
+                                 timeout=90, echo=False)
+    rows = records.load(tmp_path, "identity")
+    assert [(r["RANK"], r["LOCAL_RANK"], r["WORLD_SIZE"], r["LOCAL_WORLD_SIZE"]) for r in rows] == \
+        [(0, 0, 2, 1), (1, 0, 2, 1)]
+    assert sorted(r["GROUP_RANK"] for r in rows) == [0, 1]
+    assert all(r["master_addr"] == "127.0.0.1" for r in rows)
+    assert result.world_size == 2 and sorted(result.rank_lines) == [0, 1]
+    assert "--rdzv-endpoint" in result.command and "--standalone" not in result.command
+    endpoint = result.command[result.command.index("--rdzv-endpoint") + 1]
+    assert endpoint.startswith("127.0.0.1:") and not endpoint.endswith(":0")

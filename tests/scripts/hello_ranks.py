@@ -1,4 +1,5 @@
 """Each rank joins the group, all-reduces its rank and records what it saw."""
+import os
 import sys
 
 import torch
@@ -13,5 +14,6 @@ total = torch.tensor([float(rank)])
 dist.all_reduce(total)
 print(f"hello from rank {rank} of {world}; sum of ranks = {total.item():g}")
 print(f"rank {rank} says this on stderr", file=sys.stderr)
-records.write("hello", {"world": world, "sum": total.item(), "args": sys.argv[1:]})
+records.write("hello", {"world": world, "sum": total.item(), "args": sys.argv[1:],
+                        "master_addr": os.environ["MASTER_ADDR"]})
 dist.destroy_process_group()
