@@ -1,0 +1,167 @@
+"""Shard coverage plots: which rank visits which data index in each epoch (taught in lesson 5).
+
+The input is what `ddp_lessons.sampling` returns and what the lesson's ranks record: for each
+epoch, one list of indices per rank (``[sampling.all_shards(...) for epoch in ...]``). Each
+figure is a grid, data index across, epoch down; a cell is coloured by the rank that visits the
+index and numbered with that rank's step (its position in the rank's shard). An index visited
+twice (padding) is split into one stripe per visit and outlined; an index nobody visits
+(``drop_last=True``) is hatched grey.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Sequence
+
+from matplotlib import colormaps
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch, Rectangle
+
+from ddp_lessons import sampling
+from ddp_lessons.plots.figures import new_figure
+
+Shards = Sequence[Sequence[int]]
+"""One epoch: the indices each rank visits, index 0 = rank 0 (as `sampling.all_shards`)."""
+
+MAX_NUMBERED = 30
+"""Cells carry their step number only while the grid has at most this many columns."""
+
+DROPPED_COLOR = "#e6e6e6"
+
+
+def rank_color(rank: int):
+    """The colour rank `rank` has in every coverage plot (matplotlib's tab10 cycle)."""
+    return colormaps["tab10"](rank % 10)
+
+
+def contiguous_blocks(size: int, world_size: int) -> list[list[int]]:
+    """The WRONG mental model of DistributedSampler: rank r takes the r-th contiguous block."""
+    block = math.ceil(size / world_size)
+    return [list(range(r * block, min(size, (r + 1) * block))) for r in range(world_size)]
+
+
+def shards_from_records(rows: Sequence[Mapping[str, Any]], variant: str) -> list[list[list[int]]]:
+    """Per-epoch shards of one recorded variant: rows (one per rank) -> [epoch][rank] -> indices."""
+    per_rank = [row["variants"][variant]["epochs"] for row in rows]
+    return [[epochs[e] for epochs in per_rank] for e in range(len(per_rank[0]))]
+
+
+def index_visits(shards: Shards, size: int) -> list[list[tuple[int, int]]]:
+    """For each data index, the (rank, step) pairs that visit it in one epoch."""
+    visits: list[list[tuple[int, int]]] = [[] for _ in range(size)]
+    for rank, shard in enumerate(shards):
+        for step, index in enumerate(shard):
+            if not 0 <= index < size:
+                raise ValueError(f"rank {rank} visits index {index}, outside the data set [0, {size})")
+            visits[index].append((rank, step))
+    return visits
+
+
+def epoch_note(shards: Shards, size: int) -> str:
+    """How one epoch departs from 'each index once': e.g. '+2 repeated', '-1 dropped', or ''."""
+    summary = sampling.coverage_summary([list(s) for s in shards], size)
+    notes = []
+    if summary["visited"] > summary["distinct"]:
+        notes.append(f"+{summary['visited'] - summary['distinct']} repeated")
+    if summary["missing"]:
+        notes.append(f"-{len(summary['missing'])} dropped")
+    return ", ".join(notes)
+
+
+def draw_shard_coverage(ax: Axes, epochs: Sequence[Shards], size: int, title: str | None = None) -> Axes:
+    """Draw the index x epoch coverage grid of `epochs` on `ax` (with its legend); return `ax`."""
+    _check_epochs(epochs)
+    numbered = size <= MAX_NUMBERED
+    repeated = dropped = False
+    for row, shards in enumerate(epochs):
+        for index, seen in enumerate(index_visits(shards, size)):
+            _draw_cell(ax, index, row, seen, numbered)
+            repeated |= len(seen) > 1
+            dropped |= not seen
+    ax.set_xlim(-0.5, size - 0.5)
+    ax.set_ylim(len(epochs) - 0.5, -0.5)
+    ax.set_yticks(range(len(epochs)), [_row_label(e, shards, size) for e, shards in enumerate(epochs)])
+    if size <= 2 * MAX_NUMBERED:
+        ax.set_xticks(range(size))
+        ax.tick_params(axis="x", labelsize=8 if size <= MAX_NUMBERED else 6)
+    ax.set_xlabel("dataset index")
+    ax.set_ylabel("epoch")
+    ax.set_title(title or f"{_world(epochs)} ranks, {size} samples")
+    ax.legend(handles=_legend_handles(_world(epochs), repeated, dropped, numbered), loc="upper left",
+              bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
+    return ax
+
+
+def plot_shard_coverage(epochs: Sequence[Shards], size: int, title: str | None = None) -> Figure:
+    """Figure: which rank visits each index of a `size`-sample data set, one row per epoch."""
+    return plot_coverage_panels({title or "": epochs}, size)
+
+
+def plot_coverage_panels(panels: Mapping[str, Sequence[Shards]], size: int) -> Figure:
+    """Figure: several coverage grids stacked for comparison, one per (title -> epochs) entry."""
+    heights = [0.42 * len(epochs) + 1.1 for epochs in panels.values()]
+    fig, axes = new_figure(min(13.0, max(6.0, 0.36 * size + 3.5)), sum(heights), rows=len(panels),
+                           gridspec_kw={"height_ratios": heights})
+    for ax, (title, epochs) in zip(axes[:, 0], panels.items()):
+        draw_shard_coverage(ax, epochs, size, title or None)
+    fig.tight_layout()
+    return fig
+
+
+def plot_strided_vs_contiguous(size: int, world_size: int) -> Figure:
+    """Figure: the wrong picture (contiguous blocks) above what DistributedSampler really does."""
+    strided = sampling.all_shards(size, world_size, shuffle=False)
+    return plot_coverage_panels({
+        "WRONG mental model: rank r takes the r-th contiguous block": [contiguous_blocks(size, world_size)],
+        "DistributedSampler (shuffle=False): rank r takes positions r, r+W, r+2W, ...": [strided],
+    }, size)
+
+
+def _check_epochs(epochs: Sequence[Shards]) -> None:
+    if not epochs or not all(isinstance(shards, Sequence) and all(isinstance(s, Sequence) for s in shards)
+                             for shards in epochs):
+        raise ValueError("expected one list of per-rank shards per epoch, e.g. "
+                         "[sampling.all_shards(size, world, epoch=e) for e in range(3)]; "
+                         "for a single epoch pass [sampling.all_shards(...)]")
+
+
+def _row_label(epoch: int, shards: Shards, size: int) -> str:
+    note = epoch_note(shards, size)
+    return f"epoch {epoch} ({note})" if note else f"epoch {epoch}"
+
+
+def _world(epochs: Sequence[Shards]) -> int:
+    return max(len(shards) for shards in epochs)
+
+
+def _draw_cell(ax: Axes, index: int, row: int, seen: list[tuple[int, int]], numbered: bool) -> None:
+    """One grid cell: hatched if unvisited, else one stripe per visit in the visiting rank's colour."""
+    left, top = index - 0.5, row - 0.5
+    if not seen:
+        ax.add_patch(Rectangle((left, top), 1, 1, facecolor=DROPPED_COLOR, edgecolor="#9a9a9a",
+                               hatch="xx", linewidth=0.5))
+        return
+    height = 1 / len(seen)
+    for k, (rank, step) in enumerate(seen):
+        ax.add_patch(Rectangle((left, top + k * height), 1, height, facecolor=rank_color(rank),
+                               edgecolor="white", linewidth=1))
+        if numbered:
+            ax.text(index, top + (k + 0.5) * height, str(step), ha="center", va="center",
+                    fontsize=8 if len(seen) == 1 else 6, color="white", fontweight="bold")
+    if len(seen) > 1:
+        ax.add_patch(Rectangle((left + 0.04, top + 0.04), 0.92, 0.92, fill=False, edgecolor="black",
+                               linewidth=2))
+
+
+def _legend_handles(world: int, repeated: bool, dropped: bool, numbered: bool) -> list[Patch]:
+    handles = [Patch(facecolor=rank_color(r), label=f"rank {r}") for r in range(world)]
+    if repeated:
+        handles.append(Patch(facecolor="white", edgecolor="black", linewidth=2,
+                             label="visited twice (padding)"))
+    if dropped:
+        handles.append(Patch(facecolor=DROPPED_COLOR, edgecolor="#9a9a9a", hatch="xx",
+                             label="never visited (drop_last)"))
+    if numbered:
+        handles.append(Patch(facecolor="none", edgecolor="none", label="number = the rank's step"))
+    return handles

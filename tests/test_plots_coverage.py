@@ -1,0 +1,111 @@
+"""Coverage plots show exactly which rank visits which index, from sampling output or torch's sampler."""
+import pytest
+from matplotlib.colors import to_rgba
+from torch.utils.data.distributed import DistributedSampler
+
+from ddp_lessons import sampling
+from ddp_lessons.plots import coverage
+from ddp_lessons.plots.figures import png_bytes
+
+
+def epochs_of(size, world, epochs=1, **kwargs):
+    """Per-epoch shards from ddp_lessons.sampling, the form every coverage function takes."""
+    return [sampling.all_shards(size, world, epoch=e, **kwargs) for e in range(epochs)]
+
+
+def cells(ax, color):
+    """Filled cells of one colour on `ax`, as (left x, top y, height)."""
+    return [(p.get_x(), p.get_y(), p.get_height()) for p in ax.patches
+            if p.get_fill() and p.get_facecolor() == to_rgba(color)]
+
+
+def outlines(ax):
+    return [p for p in ax.patches if not p.get_fill()]
+
+
+def test_contiguous_blocks_are_not_what_distributed_sampler_does():
+    assert coverage.contiguous_blocks(12, 3) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]
+    assert coverage.contiguous_blocks(10, 3) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert sampling.all_shards(12, 3, shuffle=False) != coverage.contiguous_blocks(12, 3)
+
+
+def test_index_visits_lists_rank_and_step_including_padding_and_gaps():
+    padded = coverage.index_visits(sampling.all_shards(10, 4, shuffle=False), 10)
+    assert padded[0] == [(0, 0), (2, 2)] and padded[1] == [(1, 0), (3, 2)] and padded[9] == [(1, 2)]
+    dropped = coverage.index_visits(sampling.all_shards(10, 4, shuffle=False, drop_last=True), 10)
+    assert dropped[8] == [] and dropped[9] == [] and dropped[5] == [(1, 1)]
+
+
+def test_index_outside_the_data_set_is_refused():
+    with pytest.raises(ValueError, match="outside the data set"):
+        coverage.index_visits([[0, 5]], 5)
+
+
+@pytest.mark.parametrize("size, world, drop_last, note", [
+    (12, 3, False, ""), (10, 3, False, "+2 repeated"), (10, 3, True, "-1 dropped"),
+    (10, 4, True, "-2 dropped"), (2, 3, False, "+1 repeated")])
+def test_epoch_note_counts_padding_and_truncation(size, world, drop_last, note):
+    assert coverage.epoch_note(sampling.all_shards(size, world, drop_last=drop_last), size) == note
+
+
+def test_shards_from_records_gives_epoch_then_rank():
+    rows = [{"rank": 0, "variants": {"v": {"epochs": [[0, 2], [3, 1]]}}},
+            {"rank": 1, "variants": {"v": {"epochs": [[1, 3], [0, 2]]}}}]
+    assert coverage.shards_from_records(rows, "v") == [[[0, 2], [1, 3]], [[3, 1], [0, 2]]]
+
+
+def test_each_cell_has_the_colour_of_the_rank_that_visits_it():
+    fig = coverage.plot_shard_coverage(epochs_of(12, 3, shuffle=False), 12)
+    ax = fig.axes[0]
+    for rank in range(3):
+        assert sorted(x + 0.5 for x, _, _ in cells(ax, coverage.rank_color(rank))) == list(range(rank, 12, 3))
+
+
+def test_padding_draws_two_stripes_and_an_outline_per_repeated_index():
+    size, world, epochs = 10, 3, 2
+    fig = coverage.plot_shard_coverage(epochs_of(size, world, epochs), size)
+    ax = fig.axes[0]
+    visits = sum(len(cells(ax, coverage.rank_color(r))) for r in range(world))
+    assert visits == epochs * sampling.samples_per_rank(size, world) * world  # 12 per epoch
+    assert len(outlines(ax)) == epochs * 2
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["epoch 0 (+2 repeated)", "epoch 1 (+2 repeated)"]
+
+
+def test_drop_last_draws_a_hatched_cell_per_dropped_index():
+    fig = coverage.plot_shard_coverage(epochs_of(10, 4, 3, drop_last=True), 10)
+    ax = fig.axes[0]
+    assert len(cells(ax, coverage.DROPPED_COLOR)) == 3 * 2
+    assert not outlines(ax)
+    assert ax.get_yticklabels()[0].get_text() == "epoch 0 (-2 dropped)"
+
+
+def test_plot_works_on_indices_taken_from_torchs_sampler():
+    size, world = 11, 2
+    shards = [list(DistributedSampler(range(size), num_replicas=world, rank=r, shuffle=True, seed=0))
+              for r in range(world)]
+    fig = coverage.plot_shard_coverage([shards], size, title="from torch")
+    ax = fig.axes[0]
+    assert ax.get_title() == "from torch"
+    assert ax.get_xlabel() == "dataset index" and ax.get_ylabel() == "epoch"
+    assert len(outlines(ax)) == 1  # 11 samples on 2 ranks: one index padded
+    assert png_bytes(fig).startswith(b"\x89PNG")
+
+
+def test_a_single_epoch_not_wrapped_in_a_list_gets_a_clear_error():
+    with pytest.raises(ValueError, match="one list of per-rank shards per epoch"):
+        coverage.plot_shard_coverage(sampling.all_shards(10, 2), 10)
+
+
+def test_strided_vs_contiguous_shows_both_pictures():
+    fig = coverage.plot_strided_vs_contiguous(12, 3)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert len(titles) == 2 and "WRONG" in titles[0] and "r+W" in titles[1]
+    first_block = sorted(x + 0.5 for x, _, _ in cells(fig.axes[0], coverage.rank_color(0)))
+    assert first_block == [0, 1, 2, 3]
+    assert sorted(x + 0.5 for x, _, _ in cells(fig.axes[1], coverage.rank_color(0))) == [0, 3, 6, 9]
+
+
+def test_panels_stack_one_axes_per_entry():
+    fig = coverage.plot_coverage_panels({"a": epochs_of(8, 2, 2), "b": epochs_of(8, 2, 1)}, 8)
+    assert [ax.get_title() for ax in fig.axes] == ["a", "b"]
+

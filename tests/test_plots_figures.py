@@ -1,0 +1,16 @@
+"""Figures from the plot modules show once in Jupyter and render headless to PNG."""
+import matplotlib.pyplot as plt
+
+from ddp_lessons.plots.figures import new_figure, png_bytes
+
+
+def test_new_figure_is_closed_so_jupyter_draws_it_once():
+    fig, axes = new_figure(4, 3, rows=2)
+    assert axes.shape == (2, 1)
+    assert fig.number not in plt.get_fignums()
+
+
+def test_png_bytes_renders_a_png():
+    fig, axes = new_figure(2, 2)
+    axes[0, 0].plot([0, 1], [1, 0])
+    assert png_bytes(fig).startswith(b"\x89PNG\r\n\x1a\n")

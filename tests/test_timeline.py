@@ -1,0 +1,55 @@
+"""Backward timelines draw each layer's compute and each bucket's all-reduce where they happened."""
+import pytest
+
+from ddp_lessons.plots import timeline
+
+
+def step_record(buckets):
+    """A step record as lesson 6's ranks write it: 3 layers back to back, then optimizer.step()."""
+    return {"layers": {"linear2": {"start": 0.0, "end": 2.0}, "linear0": {"start": 4.0, "end": 6.0},
+                       "linear1": {"start": 2.0, "end": 4.0}},
+            "buckets": buckets, "backward_end": 8.0, "step_end": 9.0}
+
+
+TWO_BUCKETS = [{"index": 0, "start": 2.5, "end": 5.0, "bytes": 8, "layers": ["linear2", "linear1"]},
+               {"index": 1, "start": 6.0, "end": 7.5, "bytes": 4, "layers": ["linear0"]}]
+ONE_BUCKET_AT_THE_END = [{"index": 0, "start": 6.0, "end": 7.5, "bytes": 12, "layers": []}]
+
+
+def test_layer_spans_are_in_the_order_backward_ran_them():
+    assert [name for name, _, _ in timeline.layer_spans(step_record([]))] == ["linear2", "linear1", "linear0"]
+
+
+@pytest.mark.parametrize("buckets, overlap", [
+    (TWO_BUCKETS, 2.5),                 # bucket 0 in flight from 2.5 until 5.0 while layers compute
+    (ONE_BUCKET_AT_THE_END, 0.0),       # launched when compute was done: nothing hidden
+    ([{"index": 0, "start": 1.0, "end": 3.0}, {"index": 1, "start": 2.0, "end": 4.5}], 3.5),  # union
+])
+def test_overlap_counts_all_reduce_time_hidden_behind_compute(buckets, overlap):
+    assert timeline.overlap_ms(step_record(buckets)) == pytest.approx(overlap)
+
+
+def test_timeline_has_a_compute_lane_and_one_lane_per_bucket():
+    fig = timeline.plot_backward_timeline({"rank 0": step_record(TWO_BUCKETS)})
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "backward compute", "bucket 0 all-reduce", "bucket 1 all-reduce"]
+    bars = {(round(p.get_x(), 3), round(p.get_width(), 3), round(p.get_y() + p.get_height() / 2))
+            for p in ax.patches if p.get_width() > 0 and p.get_height() < 1}
+    assert {(0.0, 2.0, 0), (2.0, 2.0, 0), (4.0, 2.0, 0)} <= bars   # layers on lane 0
+    assert {(2.5, 2.5, 1), (6.0, 1.5, 2)} <= bars                   # buckets on their own lanes
+    assert ax.get_title() == "rank 0"
+    assert ax.get_xlabel() == "ms since loss.backward() was called"
+
+
+def test_timeline_marks_where_backward_returns_and_step_runs():
+    ax = timeline.plot_backward_timeline({"a": step_record(TWO_BUCKETS)}).axes[0]
+    labels = ax.get_legend_handles_labels()[1]
+    assert labels == ["loss.backward() returns", "optimizer.step(): no communication"]
+    assert [line.get_xdata()[0] for line in ax.lines if line.get_linestyle() == "--"] == [8.0]
+
+
+def test_one_panel_per_step_record():
+    fig = timeline.plot_backward_timeline({"cap 1": step_record(TWO_BUCKETS),
+                                           "cap 25": step_record(ONE_BUCKET_AT_THE_END)})
+    assert [ax.get_title() for ax in fig.axes] == ["cap 1", "cap 25"]
