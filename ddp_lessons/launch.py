@@ -174,8 +174,9 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
     threads = threads_per_rank or _backend.threads_per_rank(nproc * nnodes)
     child_env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": str(threads),
                  PREFIX_ENV: "[${rank}]:", RUN_DIR_ENV: str(run_dir.resolve()), **(env or {})}
-    if backend is None and nnodes > 1 and _backend.gpu_count() < nproc * nnodes:
-        backend = "gloo"  # simulated nodes share this machine's GPUs: NCCL would find duplicates
+    node_gpus = _split_gpus(nproc, nnodes)
+    if nnodes > 1 and node_gpus is None and backend is None:
+        backend = "gloo"  # too few GPUs for one per rank: simulated nodes share them via gloo
     if backend is not None:
         child_env[_backend.BACKEND_ENV] = backend
     endpoint = f"{LOCAL_ADDR}:{free_port()}" if nnodes > 1 else None
@@ -191,7 +192,10 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
     agents, readers = [], []
     try:
         for cmd in commands:
-            agent = subprocess.Popen(cmd, env=child_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            node_env = dict(child_env)
+            if node_gpus is not None:  # each simulated node sees only its own GPUs, as cuda:0..
+                node_env["CUDA_VISIBLE_DEVICES"] = node_gpus[len(agents)]
+            agent = subprocess.Popen(cmd, env=node_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1)
             agents.append(agent)
             result.pids.add(agent.pid)
@@ -214,6 +218,17 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
         ranks = failed_ranks(result)
         raise RankFailedError(_failure_message(result, ranks), ranks, result)
     return result
+
+
+def _split_gpus(nproc: int, nnodes: int) -> list[str] | None:
+    """CUDA_VISIBLE_DEVICES for each simulated node when every rank can have its own GPU, else None."""
+    if nnodes == 1:
+        return None
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    ids = visible.split(",") if visible else [str(i) for i in range(_backend.gpu_count())]
+    if len(ids) < nproc * nnodes:
+        return None
+    return [",".join(ids[n * nproc:(n + 1) * nproc]) for n in range(nnodes)]
 
 
 def _wait(agents: list[subprocess.Popen], deadline: float, grace: float = 10.0) -> None:

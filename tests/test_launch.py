@@ -150,3 +150,13 @@ def test_simulated_nodes_number_ranks_node_by_node(tmp_path):
     assert "--rdzv-endpoint" in result.command and "--standalone" not in result.command
     endpoint = result.command[result.command.index("--rdzv-endpoint") + 1]
     assert endpoint.startswith("127.0.0.1:") and not endpoint.endswith(":0")
+
+
+def test_simulated_nodes_get_their_own_gpus_when_there_are_enough(monkeypatch):
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    monkeypatch.setattr(launch._backend, "gpu_count", lambda: 4)
+    assert launch._split_gpus(nproc=2, nnodes=2) == ["0,1", "2,3"]
+    assert launch._split_gpus(nproc=4, nnodes=2) is None  # 8 ranks, 4 GPUs: share them with gloo
+    assert launch._split_gpus(nproc=4, nnodes=1) is None  # one node sees every GPU
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5")
+    assert launch._split_gpus(nproc=1, nnodes=2) == ["3", "5"]

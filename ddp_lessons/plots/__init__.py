@@ -1,5 +1,7 @@
 """Figures for the lessons (matplotlib; every function returns its Figure and works headless).
 
-Topic modules: `coverage` (DistributedSampler shards), `diagrams` (DataParallel vs DDP, process
-groups), `scaling` (speedup, efficiency, compute vs communication).
+Topic modules: `coverage` (DistributedSampler shards), `diagrams` (DataParallel vs DDP, rank
+layouts, traffic), `gradients` (DDP vs single-process gradients), `timeline` (backward compute vs
+bucket all-reduce), `training` (loss curves), `scaling` (speedup, efficiency, compute vs
+communication); `figures` makes and renders figures for all of them.
 """
