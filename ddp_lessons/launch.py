@@ -40,6 +40,8 @@ LOCAL_ADDR = "127.0.0.1"
 PREFIX_ENV = "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE"
 """torchrun prefixes each teed line with this template; the launcher asks for the global rank."""
 _RANK_PREFIX = re.compile(r"^\[[A-Za-z_]*?(\d+)\]:(.*)$")
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b.*")
+_TORCH_RANK_TAG = re.compile(r"^\[rank\d+\]: ?")  # torch tags a rank's uncaught exception lines
 _ROOT_CAUSE_RANK = re.compile(r"rank\s*:\s*(\d+)\s*\(local_rank")
 
 
@@ -254,7 +256,7 @@ def _pump(stream, result: RunResult, lock: threading.Lock, echo: bool) -> None:
         match = _RANK_PREFIX.match(line)
         with lock:
             if match:
-                rank, text = int(match.group(1)), match.group(2)
+                rank, text = int(match.group(1)), _TORCH_RANK_TAG.sub("", match.group(2), count=1)
                 result.rank_lines.setdefault(rank, []).append(text)
                 shown = f"[rank {rank}] {text}"
             else:
@@ -355,6 +357,9 @@ def failed_ranks(result: RunResult) -> list[int]:
 
 
 def _tail(lines: Sequence[str], n: int = TAIL_LINES) -> str:
+    lines = list(lines)
+    while lines and not lines[-1].strip():
+        lines.pop()
     return "\n".join("    " + line for line in lines[-n:])
 
 
@@ -365,8 +370,10 @@ def _failure_message(result: RunResult, ranks: list[int]) -> str:
     first = ranks[0]
     lines = result.rank_lines.get(first, [])
     start = max((i for i, line in enumerate(lines) if line.startswith("Traceback")), default=0)
+    error = next((line for line in reversed(lines[start:]) if _EXCEPTION_LINE.match(line)), None)
     others = f" (also failed: {', '.join(map(str, ranks[1:]))})" if len(ranks) > 1 else ""
-    return (f"rank {first} failed{others}; the end of its output:\n{_tail(lines[start:])}\n"
+    return (f"rank {first} failed{': ' + error if error else ''}{others}\n"
+            f"the end of its output:\n{_tail(lines[start:])}\n"
             f"(all output: result.rank_lines; run directory: {result.run_dir})")
 
 

@@ -32,8 +32,8 @@ class Quiz:
         """Feedback for `choice` (an index, a letter 'a'..., or the option's text)."""
         picked = _index(choice, self.options)
         if picked == self.answer:
-            return f"✅ Correct. {self.explanation}".strip()
-        return f"❌ Not quite: ({LETTERS[picked]}) is not it. Think again, then try another option."
+            return f"✓ Correct. {self.explanation}".strip()
+        return f"✗ Not quite: ({LETTERS[picked]}) is not it. Think again, then try another option."
 
     def text(self) -> str:
         """The question as plain text, options lettered, answer not shown."""

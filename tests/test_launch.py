@@ -61,7 +61,7 @@ def test_failing_rank_is_named_with_its_traceback(tmp_path):
                             echo=False)
     message = str(info.value)
     assert info.value.ranks[0] == 1
-    assert message.startswith("rank 1 failed")
+    assert message.splitlines()[0].startswith("rank 1 failed: ValueError: rank 1 cannot read shard 7")
     assert "ValueError: rank 1 cannot read shard 7" in message
     assert "Traceback" in message
     assert "ChildFailedError" not in message

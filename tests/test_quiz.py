@@ -10,13 +10,13 @@ Q = dict(question="When are gradients all-reduced?",
 
 def test_right_answer_gets_correct_with_explanation():
     q = quiz.Quiz(**Q)
-    assert q.check("b") == "✅ Correct. DDP's autograd hooks fire as gradients are ready."
-    assert q.check(1).startswith("✅") and q.check("during backward()").startswith("✅")
+    assert q.check("b") == "✓ Correct. DDP's autograd hooks fire as gradients are ready."
+    assert q.check(1).startswith("✓") and q.check("during backward()").startswith("✓")
 
 
 def test_wrong_answer_gets_not_quite_without_revealing():
     feedback = quiz.Quiz(**Q).check("a")
-    assert feedback.startswith("❌ Not quite") and "backward" not in feedback
+    assert feedback.startswith("✗ Not quite") and "backward" not in feedback
 
 
 def test_text_fallback_lists_options_and_hides_the_answer():
@@ -38,7 +38,7 @@ def test_outside_a_kernel_only_text_is_shown():
 def test_module_level_check_answers_the_last_question(capsys):
     quiz.ask(**Q)
     quiz.check("c")
-    assert capsys.readouterr().out.startswith("❌")
+    assert capsys.readouterr().out.startswith("✗")
 
 
 @pytest.mark.parametrize("bad", ["z", 7, "", "maybe"])
@@ -52,6 +52,6 @@ def test_widget_feedback_updates_on_pick():
     box = q.widget()
     choices = box.children[1]
     choices.value = 0
-    assert q.feedback_widget.value.startswith("❌")
+    assert q.feedback_widget.value.startswith("✗")
     choices.value = 1
-    assert q.feedback_widget.value.startswith("✅")
+    assert q.feedback_widget.value.startswith("✓")
