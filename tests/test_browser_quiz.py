@@ -1,0 +1,166 @@
+"""A real browser: JupyterLab headless, Chromium clicks a quiz answer and sees the feedback.
+
+Needs Chromium (Debian: ``sudo apt-get install chromium``) and the playwright Python package (a
+course dependency). Without them the test skips with that hint, except under CI (env ``CI`` set),
+where it fails. Screenshots go to ``test-output/``.
+"""
+import contextlib
+import importlib.util
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+import nbformat
+import nbformat.v4 as v4
+import psutil
+import pytest
+
+from ddp_lessons import grading
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+SCREENSHOTS = ROOT / "test-output"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+QUESTION = dict(question="When does DDP all-reduce the gradients?",
+                options=["in optimizer.step()", "during loss.backward()", "when the DataLoader yields"],
+                answer="b", explanation="Autograd hooks fire as each gradient bucket is ready.")
+SERVER_START_S = 120
+UI_TIMEOUT_MS = 120_000
+
+
+def require_chromium() -> str:
+    """Chromium's path, once it and Playwright are known to be installed; fail under CI, else skip."""
+    missing = []
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        missing.append("Chromium: install it with `sudo apt-get install chromium` "
+                       "(Debian/Ubuntu; `chromium-browser` or your distribution's package elsewhere)")
+    if importlib.util.find_spec("playwright") is None:
+        missing.append("the playwright Python package: `.venv/bin/pip install -e .`")
+    if missing:
+        message = "the browser test needs " + " and ".join(missing)
+        if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return chromium
+
+
+@pytest.fixture
+def chromium() -> str:
+    """Chromium's path (checked before JupyterLab starts, so a skip costs nothing)."""
+    return require_chromium()
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def quiz_notebook(folder: Path) -> Path:
+    """A one-cell notebook that asks the quiz question (not run yet)."""
+    arguments = ",\n         ".join(f"{name}={value!r}" for name, value in QUESTION.items())
+    source = f"from ddp_lessons import quiz\n\nquiz.ask({arguments})"
+    notebook = v4.new_notebook(cells=[v4.new_code_cell(source)], metadata={
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    path = folder / "quiz.ipynb"
+    nbformat.write(notebook, path)
+    return path
+
+
+def wait_until_serving(url: str, server: subprocess.Popen, log: Path) -> None:
+    """Poll the server's status API until it answers; fail with its log if it exits or never does."""
+    deadline = time.monotonic() + SERVER_START_S
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"JupyterLab exited with {server.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return
+        except (urllib.error.URLError, OSError):
+            time.sleep(0.5)
+    pytest.fail(f"JupyterLab did not answer within {SERVER_START_S} s:\n{log.read_text()[-3000:]}")
+
+
+def quiet_settings(folder: Path) -> Path:
+    """A JupyterLab user-settings folder that turns off the news pop-up (it would cover the page)."""
+    settings = folder / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"fetchNews": "false"}')
+    return folder
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """JupyterLab on 127.0.0.1 over a scratch folder with the quiz notebook; yields the notebook URL."""
+    notebooks, home = tmp_path / "lab", tmp_path / "jupyter-home"
+    notebooks.mkdir()
+    quiz_notebook(notebooks)
+    port, token = free_port(), uuid.uuid4().hex
+    env = {**os.environ,  # a fresh Jupyter home: no user settings, workspaces or runtime files shared
+           "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+           "JUPYTERLAB_SETTINGS_DIR": str(quiet_settings(home / "settings")),
+           "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "IPYTHONDIR": str(home / "ipython")}
+    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
+               "--ip=127.0.0.1", f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
+               f"--ServerApp.root_dir={notebooks}", "--LabApp.news_url=None",
+               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    log = tmp_path / "jupyterlab.log"
+    with open(log, "wb") as out:
+        server = subprocess.Popen(command, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                  stderr=subprocess.STDOUT)
+    try:
+        wait_until_serving(f"http://127.0.0.1:{port}/api/status?token={token}", server, log)
+        yield f"http://127.0.0.1:{port}/lab/tree/quiz.ipynb?token={token}"
+    finally:
+        with contextlib.suppress(psutil.NoSuchProcess):  # the server and the kernels it started
+            root = psutil.Process(server.pid)
+            grading.kill_all([root, *root.children(recursive=True)])
+        server.wait()
+
+
+def test_clicking_answers_shows_not_quite_then_correct(chromium, lab):
+    from playwright.sync_api import expect, sync_playwright
+
+    SCREENSHOTS.mkdir(exist_ok=True)
+    wrong, right = f"(a) {QUESTION['options'][0]}", f"(b) {QUESTION['options'][1]}"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 800})
+            page.set_default_timeout(UI_TIMEOUT_MS)
+            page.goto(lab)
+            page.locator(".jp-Notebook .jp-CodeCell .cm-content").first.click()
+            page.keyboard.press("Shift+Enter")  # runs once the kernel is up
+            quiz = page.locator(".ddp-quiz")
+            feedback = quiz.locator(".ddp-quiz-feedback")
+
+            quiz.get_by_text(wrong, exact=True).click()
+            expect(feedback).to_contain_text("Not quite: (a) is not it", timeout=UI_TIMEOUT_MS)
+            page.screenshot(path=SCREENSHOTS / "quiz_not_quite.png")
+
+            quiz.get_by_text(right, exact=True).click()
+            expect(feedback).to_contain_text("Correct. " + QUESTION["explanation"], timeout=UI_TIMEOUT_MS)
+            page.screenshot(path=SCREENSHOTS / "quiz_feedback.png")
+        finally:
+            browser.close()
+
+
+def test_missing_chromium_fails_under_ci_and_skips_elsewhere_with_install_hint(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="sudo apt-get install chromium"):
+        require_chromium()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="sudo apt-get install chromium"):
+        require_chromium()

@@ -1,0 +1,260 @@
+"""The grader: scoring rules on their own, then real nbval runs of a small synthetic exercise."""
+import csv
+import re
+import time
+from pathlib import Path
+
+import nbformat
+import nbformat.v4 as v4
+import pytest
+
+from ddp_lessons import cli, exercises, grading, launch
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = sorted((ROOT / "solutions").glob(exercises.NOTEBOOK_PATTERN))
+CELL_TIMEOUT = 10
+NOTEBOOK_TIMEOUT = 120
+
+
+def check_cell(source, points):
+    cell = v4.new_code_cell(source)
+    cell.metadata["ddp_lessons"] = {"check": True, "points": points}
+    return cell
+
+
+def synthetic_solution():
+    """Two student regions, each followed by a pure-Python check (2 and 3 points): nbval cells 0-3."""
+    return v4.new_notebook(cells=[
+        v4.new_markdown_cell("# 99 Synthetic exercise"),
+        v4.new_code_cell("def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION"),
+        check_cell("# checks double() on one number\nassert double(2) == 4, 'hint: multiply by 2'", 2),
+        v4.new_code_cell("### BEGIN SOLUTION\ntotal = sum(double(i) for i in range(4))\n### END SOLUTION"),
+        check_cell("# checks the total\nassert total == 12, 'hint: add double(i) for i in 0..3'\n"
+                   "print('total ok')", 3),
+    ])
+
+
+def answer(exercise, *answers):
+    """The exercise with its stubs replaced, in order, by `answers` (at the stub's indentation)."""
+    notebook = nbformat.from_dict(exercise)
+    pending = iter(answers)
+    stub = re.compile(r"^( *)# YOUR CODE HERE\n *raise NotImplementedError\(\)", re.MULTILINE)
+    for cell in notebook.cells:
+        cell.source = stub.sub(lambda match: match.group(1) + next(pending), cell.source)
+    return notebook
+
+
+@pytest.fixture
+def course(tmp_path):
+    """solutions/99_synthetic.ipynb and its generated exercise, in a scratch folder."""
+    solution = synthetic_solution()
+    (tmp_path / "solutions").mkdir()
+    nbformat.write(solution, tmp_path / "solutions" / "99_synthetic.ipynb")
+    return tmp_path / "solutions" / "99_synthetic.ipynb", exercises.make_exercise(solution)
+
+
+def submit(folder, student, notebook):
+    (folder / student).mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, folder / student / "99_synthetic.ipynb")
+
+
+# --- rules, without running anything ----------------------------------------------------------------
+
+def test_restore_puts_back_check_source_and_points_and_clears_outputs(course):
+    _, exercise = course
+    tampered = answer(exercise, "return 0", "total = 0")
+    tampered.cells[4].source = "pass"
+    tampered.cells[4].metadata["ddp_lessons"]["points"] = 100
+    tampered.cells[1].outputs = [v4.new_output("stream", name="stdout", text="42\n")]
+    tampered.cells[1].execution_count = 7
+    checks = exercises.check_cells(nbformat.read(course[0], as_version=4))
+    placed = grading.restore_checks(tampered, checks)
+    assert placed == {checks[0].id: 1, checks[1].id: 3}
+    assert tampered.cells[4].source == checks[1].source
+    assert tampered.cells[4].metadata["ddp_lessons"]["points"] == 3
+    assert tampered.cells[1].outputs == [] and tampered.cells[1].execution_count is None
+
+
+def test_a_pasted_check_with_a_new_id_is_found_by_its_source(course):
+    _, exercise = course
+    checks = exercises.check_cells(exercise)
+    pasted = nbformat.from_dict(exercise)
+    pasted.cells[2].id = "pasted-cell"
+    del pasted.cells[4]
+    assert grading.restore_checks(pasted, checks) == {checks[0].id: 1}
+
+
+def test_one_cell_cannot_stand_in_for_two_checks(course):
+    """A student who pastes check 2's source over check 1 and deletes check 2 gets one check, not two."""
+    _, exercise = course
+    checks = exercises.check_cells(exercise)
+    merged = nbformat.from_dict(exercise)
+    merged.cells[2].source = checks[1].source
+    del merged.cells[4]
+    assert grading.restore_checks(merged, checks) == {checks[0].id: 1}
+    assert merged.cells[2].source == checks[0].source
+
+
+def result(cell, error=None, timed_out=False):
+    return {cell: {"cell": cell, "error": error, "timed_out": timed_out}}
+
+
+def test_only_checks_that_passed_score_and_failures_show_their_first_line(course):
+    checks = exercises.check_cells(course[1])
+    placed = {checks[0].id: 1, checks[1].id: 3}
+    results = {**result(0), **result(1), **result(2), **result(3, "AssertionError: hint: add")}
+    grade = grading.score("99_synthetic", "bob", checks, placed, results)
+    assert (grade.points, grade.max_points) == (2, 5)
+    assert grade.failed_checks == ["cell 3: AssertionError: hint: add"]
+
+
+def test_a_timed_out_cell_voids_the_exercise_and_is_named_first(course):
+    checks = exercises.check_cells(course[1])
+    placed = {checks[0].id: 1, checks[1].id: 3}
+    results = {**result(0), **result(1), **result(2, "Timeout of 10 seconds exceeded", True),
+               **result(3)}
+    grade = grading.score("99_synthetic", "carol", checks, placed, results)
+    assert grade.points == 0
+    assert grade.failed_checks == ["cell 2: Timeout of 10 seconds exceeded",
+                                   "cell 1: not scored: cell 2 timed out",
+                                   "cell 3: not scored: cell 2 timed out"]
+
+
+def test_a_deleted_check_scores_nothing_and_is_reported(course):
+    checks = exercises.check_cells(course[1])
+    grade = grading.score("99_synthetic", "dan", checks, {checks[0].id: 1}, {**result(0), **result(1)})
+    assert grade.points == 2
+    assert grade.failed_checks == [f"check {checks[1].id}: missing from the notebook"]
+
+
+class FakeNbvalError(Exception):
+    pass
+
+
+@pytest.mark.parametrize("message, outputs, expected", [
+    ("Cell execution caused an exception",
+     [{"output_type": "error", "ename": "AssertionError", "evalue": "hint: use set_epoch\nmore"}],
+     "AssertionError: hint: use set_epoch"),
+    ("Cell execution caused an exception", [{"output_type": "error", "ename": "AssertionError",
+                                             "evalue": ""}], "AssertionError"),
+    ("Timeout of 10 seconds exceeded executing cell", [], "Timeout of 10 seconds exceeded executing cell"),
+    ("", None, "FakeNbvalError"),
+])
+def test_failure_line_is_the_exception_or_nbvals_reason(message, outputs, expected):
+    assert grading.failure_line(FakeNbvalError(message), outputs) == expected
+
+
+def test_missing_and_unreadable_submissions_score_zero_without_a_kernel(course, tmp_path):
+    solution, _ = course
+    missing = grading.grade_notebook(tmp_path / "nobody.ipynb", solution, "erin")
+    (tmp_path / "broken.ipynb").write_text("{ not json")
+    broken = grading.grade_notebook(tmp_path / "broken.ipynb", solution, "frank")
+    assert (missing.points, missing.max_points, missing.failed_checks) == (0, 5, ["not submitted"])
+    assert broken.points == 0 and broken.failed_checks[0].startswith("unreadable notebook:")
+
+
+def test_gradebook_csv_has_the_agreed_columns_and_joins_failures(tmp_path):
+    grades = [grading.Grade("bob", "99_synthetic", 2, 5, ["cell 3: AssertionError: a", "cell 5: b"])]
+    grading.write_gradebook(grades, tmp_path / "grades.csv")
+    with open(tmp_path / "grades.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows == [{"student": "bob", "exercise": "99_synthetic", "points": "2", "max_points": "5",
+                     "failed_checks": "cell 3: AssertionError: a | cell 5: b"}]
+
+
+def test_summary_table_has_a_row_per_student_and_totals():
+    grades = [grading.Grade("alice", "01_a", 3, 3), grading.Grade("alice", "02_b", 1, 4),
+              grading.Grade("bob", "01_a", 0, 3), grading.Grade("bob", "02_b", 4, 4)]
+    lines = grading.summary_table(grades).splitlines()
+    assert lines[0].split() == ["student", "01_a", "02_b", "total"]
+    assert lines[1].split() == ["alice", "3/3", "1/4", "4/7"]
+    assert lines[2].split() == ["bob", "0/3", "4/4", "4/7"]
+
+
+# --- real runs: pytest, nbval, a kernel per notebook ---------------------------------------------
+
+@pytest.mark.slow
+def test_grader_ranks_correct_wrong_tampered_hanging_crashing_and_missing(course, tmp_path, capsys):
+    solution, exercise = course
+    submissions = tmp_path / "submissions"
+    submit(submissions, "alice", answer(exercise, "return 2 * x", "total = sum(double(i) for i in range(4))"))
+    submit(submissions, "bob", answer(exercise, "return x + 2", "total = sum(double(i) for i in range(4))"))
+    tampered = answer(exercise, "return x + 2", "total = 0")
+    tampered.cells[4].source = "# checks the total\npass"
+    tampered.cells[4].metadata["ddp_lessons"]["points"] = 100
+    submit(submissions, "mallory", tampered)
+    submit(submissions, "carol", answer(exercise, "import time\n    time.sleep(3600)", "total = 12"))
+    submit(submissions, "dave", answer(exercise, "return 2 * x", "import os\nos._exit(1)"))
+    (submissions / "erin").mkdir()
+
+    code = cli.main(["grade", str(submissions), "--out", str(tmp_path / "grades.csv"),
+                     "--solutions", str(solution.parent), "--cell-timeout", str(CELL_TIMEOUT),
+                     "--notebook-timeout", str(NOTEBOOK_TIMEOUT)])
+
+    assert code == 0
+    with open(tmp_path / "grades.csv", newline="") as f:
+        rows = {row["student"]: row for row in csv.DictReader(f)}
+    assert {s: (int(r["points"]), int(r["max_points"])) for s, r in rows.items()} == {
+        "alice": (5, 5), "bob": (2, 5), "mallory": (2, 5), "carol": (0, 5), "dave": (0, 5), "erin": (0, 5)}
+    assert rows["alice"]["failed_checks"] == ""
+    assert rows["bob"]["failed_checks"] == "cell 3: AssertionError: hint: add double(i) for i in 0..3"
+    assert rows["mallory"]["failed_checks"] == rows["bob"]["failed_checks"]  # tampering gained nothing
+    assert rows["carol"]["failed_checks"].split(" | ") == [
+        f"cell 1: Timeout of {CELL_TIMEOUT} seconds exceeded executing cell",
+        "cell 3: not scored: cell 1 timed out"]
+    crash, *voided = rows["dave"]["failed_checks"].split(" | ")  # dave's first check had passed
+    assert crash.startswith(f"cell 2: Timeout of {CELL_TIMEOUT} seconds exceeded")
+    assert voided == ["cell 1: not scored: cell 2 timed out", "cell 3: not scored: cell 2 timed out"]
+    assert rows["erin"]["failed_checks"] == "not submitted"
+    printed = capsys.readouterr().out
+    seconds = {m[1]: float(m[2]) for m in re.finditer(r"^(\w+)/99_synthetic.ipynb: .* \(([\d.]+) s\)$",
+                                                      printed, re.MULTILINE)}
+    assert max(seconds["carol"], seconds["dave"]) < NOTEBOOK_TIMEOUT / 2, "ended by the cell timeout"
+    assert re.search(r"^alice +5/5 +5/5$", printed, re.MULTILINE)
+    assert re.search(r"^dave +0/5 +0/5$", printed, re.MULTILINE)
+
+
+@pytest.mark.slow
+def test_notebook_past_its_limit_is_killed_with_every_process_it_started(course, tmp_path):
+    solution, exercise = course
+    pids = tmp_path / "pids.txt"
+    spawn = ("import os, subprocess, sys, time\n"
+             "    child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3600)'],"
+             " start_new_session=True)\n"
+             f"    open({str(pids)!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
+             "    time.sleep(3600)")
+    submit(tmp_path / "submissions", "zoe", answer(exercise, spawn, "total = 12"))
+    limit = 30
+    start = time.perf_counter()
+    grade = grading.grade_notebook(tmp_path / "submissions" / "zoe" / "99_synthetic.ipynb", solution,
+                                   "zoe", cell_timeout=3600, notebook_timeout=limit)
+    elapsed = time.perf_counter() - start
+    assert grade.points == 0
+    assert grade.failed_checks == [f"cell {n}: not scored: the notebook ran past its {limit} s limit "
+                                   "and was stopped" for n in (1, 3)]
+    assert elapsed < limit + 15
+    kernel, grandchild = map(int, pids.read_text().split())
+    assert launch.alive([kernel, grandchild]) == []
+
+
+def fails_from_student_code(solution):
+    """nbval numbers of the check cells that come after the first solution region."""
+    code = [cell for cell in solution.cells if cell.cell_type == "code"]
+    first = next(i for i, cell in enumerate(code) if exercises.CODE_MARKERS[0] in cell.source)
+    return [f"cell {i}" for i, cell in enumerate(code) if exercises.is_check_cell(cell) and i > first]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("solution_path", SOLUTIONS, ids=[path.stem for path in SOLUTIONS])
+def test_untouched_exercise_fails_exactly_its_checks_and_solution_passes_all(solution_path):
+    timeouts = dict(cell_timeout=300, notebook_timeout=900)
+    solved = grading.grade_notebook(solution_path, solution_path, "solution", **timeouts)
+    assert (solved.points, solved.failed_checks) == (solved.max_points, [])
+    exercise = ROOT / "exercises" / solution_path.name
+    assert exercise.exists(), f"{exercise} missing: run `make exercises`"
+    untouched = grading.grade_notebook(exercise, solution_path, "untouched", **timeouts)
+    expected = fails_from_student_code(nbformat.read(solution_path, as_version=4))
+    assert expected, f"{solution_path.name} has no check after a solution region"
+    assert [entry.split(":")[0] for entry in untouched.failed_checks] == expected
+    assert not any("timed out" in entry or "ran past" in entry for entry in untouched.failed_checks)
+
