@@ -30,6 +30,7 @@ import nbformat
 import psutil
 from nbformat import NotebookNode
 
+from ddp_lessons import launch
 from ddp_lessons.exercises import NOTEBOOK_PATTERN, check_cells
 
 CELL_TIMEOUT = 300
@@ -142,22 +143,9 @@ def run_with_deadline(command: list[str], cwd: Path, log: Path, timeout: float) 
                 time.sleep(0.2)
         finished = proc.poll() is not None
     finally:
-        kill_all(tree.values())
+        launch.kill_processes(tree.values())
         proc.wait()
     return finished
-
-
-def kill_all(processes, grace: float = 3.0) -> None:
-    """SIGTERM every process still running, then SIGKILL whatever is left after `grace` seconds."""
-    running = [p for p in processes if p.is_running()]
-    for process in running:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            process.terminate()
-    _, left = psutil.wait_procs(running, timeout=grace)
-    for process in left:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            process.kill()
-    psutil.wait_procs(left, timeout=grace)
 
 
 def read_report(report: Path) -> dict[int, dict]:

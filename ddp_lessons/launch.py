@@ -13,9 +13,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -305,34 +305,32 @@ def _children(pid: int) -> set[int]:
 
 def _kill_trees(agents: list[subprocess.Popen], known_pids: set[int], grace: float = 3.0) -> None:
     """Terminate the torchrun agents and all their descendants by pid; SIGKILL what is left."""
-    procs = []
     tree = set(known_pids)
     for agent in agents:
         tree |= {agent.pid} | descendants(agent.pid)
+    tree.discard(os.getpid())
+    known_pids |= tree
+    processes = []
     for pid in tree:
-        try:
-            procs.append(psutil.Process(pid))
-        except psutil.NoSuchProcess:
-            continue
-    procs = [p for p in {p.pid: p for p in procs}.values() if p.pid != os.getpid()]
-    for p in procs:
-        known_pids.add(p.pid)
-        try:
-            p.send_signal(signal.SIGTERM)
-        except psutil.NoSuchProcess:
-            pass
-    _, alive = psutil.wait_procs(procs, timeout=grace)
-    for p in alive:
-        try:
-            p.kill()
-        except psutil.NoSuchProcess:
-            pass
-    psutil.wait_procs(alive, timeout=grace)
+        with contextlib.suppress(psutil.NoSuchProcess):
+            processes.append(psutil.Process(pid))
+    kill_processes(processes, grace)
     for agent in agents:
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             agent.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            pass
+
+
+def kill_processes(processes: Iterable[psutil.Process], grace: float = 3.0) -> None:
+    """SIGTERM every process still running, then SIGKILL whatever is left after `grace` seconds."""
+    running = [p for p in processes if p.is_running()]
+    for process in running:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.terminate()
+    _, left = psutil.wait_procs(running, timeout=grace)
+    for process in left:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.kill()
+    psutil.wait_procs(left, timeout=grace)
 
 
 def _finish(result: RunResult, agents: list[subprocess.Popen], readers: Iterable[threading.Thread],

@@ -22,7 +22,7 @@ import nbformat.v4 as v4
 import psutil
 import pytest
 
-from ddp_lessons import grading
+from ddp_lessons import launch
 
 pytestmark = pytest.mark.browser
 
@@ -125,7 +125,7 @@ def lab(tmp_path):
     finally:
         with contextlib.suppress(psutil.NoSuchProcess):  # the server and the kernels it started
             root = psutil.Process(server.pid)
-            grading.kill_all([root, *root.children(recursive=True)])
+            launch.kill_processes([root, *root.children(recursive=True)])
         server.wait()
 
 
