@@ -39,7 +39,9 @@ LOCAL_ADDR = "127.0.0.1"
 """Local runs rendezvous on loopback only: nothing listens on the machine's network addresses."""
 PREFIX_ENV = "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE"
 """torchrun prefixes each teed line with this template; the launcher asks for the global rank."""
-_RANK_PREFIX = re.compile(r"^\[[A-Za-z_]*?(\d+)\]:(.*)$")
+RANK_MARK = "\x1e${rank}\x1f"
+"""torchrun prefixes each teed piece of output with this; control characters no program prints."""
+_RANK_MARK = re.compile("\x1e(\\d+)\x1f")
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b.*")
 _TORCH_RANK_TAG = re.compile(r"^\[rank\d+\]: ?")  # torch tags a rank's uncaught exception lines
 _ROOT_CAUSE_RANK = re.compile(r"rank\s*:\s*(\d+)\s*\(local_rank")
@@ -175,7 +177,7 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
     run_dir.mkdir(parents=True, exist_ok=True)
     threads = threads_per_rank or _backend.threads_per_rank(nproc * nnodes)
     child_env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": str(threads),
-                 PREFIX_ENV: "[${rank}]:", RUN_DIR_ENV: str(run_dir.resolve()), **(env or {})}
+                 PREFIX_ENV: RANK_MARK, RUN_DIR_ENV: str(run_dir.resolve()), **(env or {})}
     node_gpus = _split_gpus(nproc, nnodes)
     if nnodes > 1 and node_gpus is None and backend is None:
         backend = "gloo"  # too few GPUs for one per rank: simulated nodes share them via gloo
@@ -250,20 +252,35 @@ def _wait(agents: list[subprocess.Popen], deadline: float, grace: float = 10.0) 
 
 
 def _pump(stream, result: RunResult, lock: threading.Lock, echo: bool) -> None:
-    """Read one torchrun stream line by line, file each line under its rank, echo it."""
+    """Read one torchrun stream, reassemble each rank's lines, file them under the rank, echo them.
+
+    torchrun's tee copies a rank's log file to its own stream as it grows, so a line the rank
+    wrote in two pieces can arrive in two pieces, with another rank's line in between. Each
+    piece carries its rank's marker; a piece is a whole line only where the stream's line ends.
+    """
+    pending: dict[int, str] = {}
+
+    def emit(rank: int, text: str) -> None:
+        text = _TORCH_RANK_TAG.sub("", text, count=1)
+        result.rank_lines.setdefault(rank, []).append(text)
+        if echo:
+            print(f"[rank {rank}] {text}", flush=True)
+
     for raw in stream:
-        line = raw.rstrip("\r\n")
-        match = _RANK_PREFIX.match(line)
+        head, *pieces = _RANK_MARK.split(raw.rstrip("\r\n"))
         with lock:
-            if match:
-                rank, text = int(match.group(1)), _TORCH_RANK_TAG.sub("", match.group(2), count=1)
-                result.rank_lines.setdefault(rank, []).append(text)
-                shown = f"[rank {rank}] {text}"
-            else:
-                result.launcher_lines.append(line)
-                shown = None if _is_torchrun_noise(line) else f"[torchrun] {line}"
-            if echo and shown is not None:
-                print(shown, flush=True)
+            if head or not pieces:  # torchrun's own output
+                result.launcher_lines.append(head)
+                if echo and not _is_torchrun_noise(head):
+                    print(f"[torchrun] {head}", flush=True)
+            for i in range(0, len(pieces), 2):
+                rank = int(pieces[i])
+                pending[rank] = pending.get(rank, "") + pieces[i + 1]
+                if i == len(pieces) - 2:
+                    emit(rank, pending.pop(rank))
+    with lock:
+        for rank, text in sorted(pending.items()):
+            emit(rank, text)
 
 
 def _is_torchrun_noise(line: str) -> bool:
