@@ -15,7 +15,6 @@ kernel and everything they started are killed by pid, so one submission never st
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import json
 import subprocess
@@ -27,10 +26,9 @@ from pathlib import Path
 from typing import Iterable
 
 import nbformat
-import psutil
 from nbformat import NotebookNode
 
-from ddp_lessons import launch
+from ddp_lessons import processes
 from ddp_lessons.exercises import NOTEBOOK_PATTERN, check_cells
 
 CELL_TIMEOUT = 300
@@ -132,18 +130,15 @@ def run_with_deadline(command: list[str], cwd: Path, log: Path, timeout: float) 
     with open(log, "wb") as out:
         proc = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
                                 stderr=subprocess.STDOUT)
-    tree: dict[int, psutil.Process] = {}
+    tree = processes.Tree()
     deadline = time.monotonic() + timeout
     try:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            root = psutil.Process(proc.pid)
-            tree[root.pid] = root
-            while proc.poll() is None and time.monotonic() < deadline:
-                tree.update((child.pid, child) for child in root.children(recursive=True))
-                time.sleep(0.2)
+        while proc.poll() is None and time.monotonic() < deadline:
+            tree.scan(proc.pid)
+            time.sleep(0.2)
         finished = proc.poll() is not None
     finally:
-        launch.kill_processes(tree.values())
+        tree.kill([proc.pid])
         proc.wait()
     return finished
 

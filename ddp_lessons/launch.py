@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-import psutil
-
 from ddp_lessons import backend as _backend
+from ddp_lessons import processes
 from ddp_lessons.records import RUN_DIR_ENV, new_run_dir
 
 DEFAULT_TIMEOUT = 120.0
@@ -193,6 +192,7 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
 
     start = time.perf_counter()
     lock = threading.Lock()
+    tree = processes.Tree()
     agents, readers = [], []
     try:
         for cmd in commands:
@@ -202,22 +202,22 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
             agent = subprocess.Popen(cmd, env=node_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1)
             agents.append(agent)
-            result.pids.add(agent.pid)
+            tree.scan(agent.pid)
             readers += [threading.Thread(target=_pump, args=(stream, result, lock, echo), daemon=True)
                         for stream in (agent.stdout, agent.stderr)]
-            threading.Thread(target=_watch_children, args=(agent, result), daemon=True).start()
+            threading.Thread(target=_watch, args=(agent, tree), daemon=True).start()
         for reader in readers:
             reader.start()
-        _wait(agents, start + timeout)
+        _wait(agents, tree, start + timeout)
     except subprocess.TimeoutExpired:
-        _kill_trees(agents, result.pids)
-        _finish(result, agents, readers, start)
+        _kill(agents, tree)
+        _finish(result, agents, readers, tree, start)
         raise RunTimeoutError(_timeout_message(result, timeout), result) from None
     except BaseException:  # KeyboardInterrupt from Jupyter's stop button, or anything else
-        _kill_trees(agents, result.pids)
-        _finish(result, agents, readers, start)
+        _kill(agents, tree)
+        _finish(result, agents, readers, tree, start)
         raise
-    _finish(result, agents, readers, start)
+    _finish(result, agents, readers, tree, start)
     if result.returncode != 0:
         ranks = failed_ranks(result)
         raise RankFailedError(_failure_message(result, ranks), ranks, result)
@@ -235,7 +235,8 @@ def _split_gpus(nproc: int, nnodes: int) -> list[str] | None:
     return [",".join(ids[n * nproc:(n + 1) * nproc]) for n in range(nnodes)]
 
 
-def _wait(agents: list[subprocess.Popen], deadline: float, grace: float = 10.0) -> None:
+def _wait(agents: list[subprocess.Popen], tree: processes.Tree, deadline: float,
+          grace: float = 10.0) -> None:
     """Wait for every agent; once one fails, give the others `grace` seconds, then stop them."""
     while True:
         codes = [agent.poll() for agent in agents]
@@ -244,7 +245,7 @@ def _wait(agents: list[subprocess.Popen], deadline: float, grace: float = 10.0) 
         if any(code not in (None, 0) for code in codes):
             deadline = min(deadline, time.perf_counter() + grace)
             if time.perf_counter() >= deadline:
-                _kill_trees(agents, set())
+                _kill(agents, tree)
                 return
         if time.perf_counter() >= deadline:
             raise subprocess.TimeoutExpired("torchrun", deadline)
@@ -289,69 +290,25 @@ def _is_torchrun_noise(line: str) -> bool:
             or bool(re.match(r"^[WIE]\d{4} ", line)))
 
 
-def _watch_children(proc: subprocess.Popen, result: RunResult) -> None:
-    """Remember every pid in the job's tree while it runs, so a kill can reach all of them
+def _watch(agent: subprocess.Popen, tree: processes.Tree) -> None:
+    """Remember every process below `agent` while it runs, so a kill can reach all of them
     (even ranks whose torchrun parent died first and left them orphaned)."""
-    while proc.poll() is None:
-        result.pids.update(descendants(proc.pid))
+    while agent.poll() is None:
+        tree.scan(agent.pid)
         time.sleep(0.5)
 
 
-def descendants(pid: int) -> set[int]:
-    """Pids of all processes below `pid` (cheap on Linux: /proc/PID/task/TID/children)."""
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        kids = _children(todo.pop()) - found
-        todo += kids
-        found |= kids
-    return found
-
-
-def _children(pid: int) -> set[int]:
-    """Direct children of `pid`; empty once it has ended."""
-    try:
-        tasks = list(Path(f"/proc/{pid}/task").iterdir())
-        return {int(k) for t in tasks for k in (t / "children").read_text().split()}
-    except OSError:  # ended, or no /proc children files (macOS, Windows, some kernels)
-        try:
-            return {p.pid for p in psutil.Process(pid).children()}
-        except psutil.Error:
-            return set()
-
-
-def _kill_trees(agents: list[subprocess.Popen], known_pids: set[int], grace: float = 3.0) -> None:
-    """Terminate the torchrun agents and all their descendants by pid; SIGKILL what is left."""
-    tree = set(known_pids)
-    for agent in agents:
-        tree |= {agent.pid} | descendants(agent.pid)
-    tree.discard(os.getpid())
-    known_pids |= tree
-    processes = []
-    for pid in tree:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            processes.append(psutil.Process(pid))
-    kill_processes(processes, grace)
+def _kill(agents: list[subprocess.Popen], tree: processes.Tree) -> None:
+    """Kill the torchrun agents and every process seen below them; reap the agents."""
+    tree.kill(agent.pid for agent in agents)
     for agent in agents:
         with contextlib.suppress(subprocess.TimeoutExpired):
-            agent.wait(timeout=grace)
-
-
-def kill_processes(processes: Iterable[psutil.Process], grace: float = 3.0) -> None:
-    """SIGTERM every process still running, then SIGKILL whatever is left after `grace` seconds."""
-    running = [p for p in processes if p.is_running()]
-    for process in running:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            process.terminate()
-    _, left = psutil.wait_procs(running, timeout=grace)
-    for process in left:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            process.kill()
-    psutil.wait_procs(left, timeout=grace)
+            agent.wait(timeout=3)
 
 
 def _finish(result: RunResult, agents: list[subprocess.Popen], readers: Iterable[threading.Thread],
-            start: float) -> None:
+            tree: processes.Tree, start: float) -> None:
+    result.pids = tree.pids
     for reader in readers:
         reader.join(timeout=5)
     codes = [agent.returncode for agent in agents]
@@ -401,15 +358,3 @@ def _timeout_message(result: RunResult, timeout: float) -> str:
         lines = result.rank_lines.get(rank, [])
         parts.append(f"last output of rank {rank}:\n{_tail(lines, 5) if lines else '    (nothing)'}")
     return "\n".join(parts)
-
-
-def alive(pids: Iterable[int]) -> list[int]:
-    """The pids from `pids` that still run (zombies count as gone)."""
-    running = []
-    for pid in pids:
-        try:
-            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
-                running.append(pid)
-        except psutil.NoSuchProcess:
-            pass
-    return running

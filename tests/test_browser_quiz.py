@@ -4,7 +4,6 @@ Needs Chromium (Debian: ``sudo apt-get install chromium``) and the playwright Py
 course dependency). Without them the test skips with that hint, except under CI (env ``CI`` set),
 where it fails. Screenshots go to ``test-output/``.
 """
-import contextlib
 import importlib.util
 import os
 import shutil
@@ -19,10 +18,9 @@ from pathlib import Path
 
 import nbformat
 import nbformat.v4 as v4
-import psutil
 import pytest
 
-from ddp_lessons import launch
+from ddp_lessons import processes
 
 pytestmark = pytest.mark.browser
 
@@ -123,9 +121,7 @@ def lab(tmp_path):
         wait_until_serving(f"http://127.0.0.1:{port}/api/status?token={token}", server, log)
         yield f"http://127.0.0.1:{port}/lab/tree/quiz.ipynb?token={token}"
     finally:
-        with contextlib.suppress(psutil.NoSuchProcess):  # the server and the kernels it started
-            root = psutil.Process(server.pid)
-            launch.kill_processes([root, *root.children(recursive=True)])
+        processes.Tree().kill([server.pid])  # the server and the kernels it started
         server.wait()
 
 

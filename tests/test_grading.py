@@ -8,7 +8,7 @@ import nbformat
 import nbformat.v4 as v4
 import pytest
 
-from ddp_lessons import cli, exercises, grading, launch
+from ddp_lessons import cli, exercises, grading, processes
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted((ROOT / "solutions").glob(exercises.NOTEBOOK_PATTERN))
@@ -234,7 +234,7 @@ def test_notebook_past_its_limit_is_killed_with_every_process_it_started(course,
                                    "and was stopped" for n in (1, 3)]
     assert elapsed < limit + 15
     kernel, grandchild = map(int, pids.read_text().split())
-    assert launch.alive([kernel, grandchild]) == []
+    assert processes.alive([kernel, grandchild]) == []
 
 
 def fails_from_student_code(solution):

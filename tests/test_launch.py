@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ddp_lessons import launch, records
+from ddp_lessons import launch, processes, records
 
 SCRIPTS = Path(__file__).parent / "scripts"
 
@@ -82,7 +82,7 @@ def test_hang_times_out_with_a_hint_and_kills_every_process(tmp_path):
     assert "rank 1 started" in message  # last output of each rank is shown
     pids = info.value.result.pids
     assert len(pids) >= 3  # torchrun + 2 ranks were seen
-    assert launch.alive(pids) == []
+    assert processes.alive(pids) == []
 
 
 @pytest.mark.slow
