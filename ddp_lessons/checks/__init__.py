@@ -1,0 +1,32 @@
+"""Checks for the exercises: one helper per check cell, each asserting with a hint (see exercises/).
+
+A helper prints one ``✓`` line when its check passes, and otherwise raises AssertionError with a
+message that says what is wrong and how to fix it. Pure-function exercises hand over the
+student's function (``checks.sampler_shards(shard_indices)``); script exercises hand over what
+the ranks recorded (``checks.ddp_gradients(records.load(run.run_dir, "gradients"))``).
+`checkpointing` launches its script itself, under the observer ``scripts/observe_checkpoint_io.py``.
+
+Topic modules, by exercise: `gradients` (1 and 4), `process_group` (2), `devices` (3), `sampler` (5),
+`no_sync` (6), `set_epoch` (7), `checkpoint` (8), `scaling` (9); `common` holds what they share.
+"""
+
+from ddp_lessons.checks.checkpoint import checkpointing
+from ddp_lessons.checks.devices import device_and_backend, torchrun_env
+from ddp_lessons.checks.gradients import averaged_gradients, ddp_gradients, replica_gradients
+from ddp_lessons.checks.no_sync import gradient_accumulation
+from ddp_lessons.checks.process_group import mean_across_ranks, process_group_setup
+from ddp_lessons.checks.sampler import coverage_counts, sampler_shards
+from ddp_lessons.checks.scaling import strong_scaling, weak_scaling
+from ddp_lessons.checks.set_epoch import set_epoch_used
+
+__all__ = [
+    "replica_gradients", "averaged_gradients",  # 1
+    "process_group_setup", "mean_across_ranks",  # 2
+    "torchrun_env", "device_and_backend",  # 3
+    "ddp_gradients",  # 4
+    "sampler_shards", "coverage_counts",  # 5
+    "gradient_accumulation",  # 6
+    "set_epoch_used",  # 7
+    "checkpointing",  # 8
+    "strong_scaling", "weak_scaling",  # 9
+]

@@ -1,0 +1,51 @@
+"""What the checks share: the ✓ line, one record per rank, and the comparisons that pick a hint."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import torch
+
+Rows = Sequence[dict[str, Any]]
+"""The ranks' records, as `records.load` returns them: one dict per rank, sorted by rank."""
+
+
+def passed(message: str) -> None:
+    """Print the one ``✓`` line of a check that passed."""
+    print(f"✓ {message}")
+
+
+def ranks_are(rows: Rows, nproc: int, name: str) -> None:
+    """Assert that `rows` holds one record `name` from each rank 0..nproc-1, in order."""
+    ranks = [row["rank"] for row in rows]
+    assert ranks == list(range(nproc)), \
+        f"expected one {name!r} record from each rank 0..{nproc - 1}, got ranks {ranks}"
+
+
+def flat(values: Any) -> torch.Tensor:
+    """Numbers in (nested lists / dicts of) tensors or lists, as one float64 vector."""
+    if isinstance(values, dict):
+        values = [values[key] for key in sorted(values)]
+    if isinstance(values, (list, tuple)) and values and not isinstance(values[0], (int, float)):
+        return torch.cat([flat(v) for v in values])
+    return torch.as_tensor(values, dtype=torch.float64).detach().cpu().flatten()
+
+
+def close(got: Any, expected: Any) -> bool:
+    """True when `got` and `expected` hold the same numbers, up to float32 rounding."""
+    got, expected = flat(got), flat(expected)
+    return got.shape == expected.shape and torch.allclose(got, expected, rtol=1e-4, atol=1e-6)
+
+
+def difference(got: Any, expected: Any) -> float:
+    """The largest absolute difference between the numbers of `got` and `expected`."""
+    return (flat(got) - flat(expected)).abs().max().item()
+
+
+def factor(got: Any, expected: Any) -> float | None:
+    """c when `got` is c times `expected` for some c != 1, else None."""
+    got, expected = flat(got), flat(expected)
+    if got.shape != expected.shape or not expected.abs().sum():
+        return None
+    c = (got @ expected / (expected @ expected)).item()
+    return c if abs(c - 1) > 1e-3 and torch.allclose(got, c * expected, rtol=1e-4, atol=1e-6) else None

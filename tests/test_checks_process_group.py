@@ -1,0 +1,62 @@
+"""`checks.process_group` (exercise 2) passes the machine's setup and a right mean, and hints at wrong ones.
+
+The checks get the rows a wrong script would record; the notebook's second check cell, run without
+the first one's launch, says to make that launch succeed instead of failing with a NameError.
+"""
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from ddp_lessons import backend, checks, exercises, records
+
+SOLUTION = Path(__file__).parents[1] / "solutions" / "02_process_group.ipynb"
+
+
+def fails_with(hint: str):
+    return pytest.raises(AssertionError, match=re.escape(hint))
+
+
+def setup_rows(nproc=2, **change):
+    rows = []
+    for rank in range(nproc):
+        choice = backend.choose(local_rank=rank, local_world_size=nproc)
+        value = [10.0 * rank + i for i in range(3)]
+        rows.append({"rank": rank, "world": nproc, "local_rank": rank, "backend": choice.backend,
+                     "device": str(choice.device), "cuda_device": choice.device.index,
+                     "value_before": value, "value_after": value, "mean": [5.0, 6.0, 7.0],
+                     **{k: v(rank) if callable(v) else v for k, v in change.items()}})
+    return rows
+
+
+def test_process_group_setup_passes_the_machines_choice():
+    checks.process_group_setup(setup_rows())
+    checks.mean_across_ranks(setup_rows())
+
+
+def test_process_group_setup_catches_a_hard_coded_backend_and_a_wrong_device():
+    wrong = "nccl" if backend.gpu_count() < 2 else "gloo"
+    with fails_with("pass backend.choose().backend to init_process_group, not a fixed name"):
+        checks.process_group_setup(setup_rows(backend=wrong))
+    with fails_with("take the device from backend.choose(local_rank)"):
+        checks.process_group_setup(setup_rows(device="cuda:7"))
+    with fails_with("expected one 'setup' record from each rank 0..1"):
+        checks.process_group_setup(setup_rows()[:1])
+
+
+@pytest.mark.parametrize("change, hint", [
+    (dict(mean=[10.0, 12.0, 14.0]), "all_reduce sums by default; divide by dist.get_world_size()"),
+    (dict(mean=lambda rank: [10.0 * rank + i for i in range(3)]), "got back its own value"),
+    (dict(value_after=lambda rank: [10.0, 12.0, 14.0]), "reduce a copy (value.clone())"),
+])
+def test_mean_across_ranks_catches(change, hint):
+    with fails_with(hint):
+        checks.mean_across_ranks(setup_rows(**change))
+
+
+def test_mean_check_after_a_failed_launch_says_the_launch_must_succeed_first():
+    first, second = exercises.check_cells(nbformat.read(SOLUTION, as_version=4))
+    assert "run = launch.run_torchrun(" in first.source  # a failed launch leaves `run` undefined
+    with fails_with("the launch in the check cell above must succeed first"):
+        exec(second.source, {"checks": checks, "records": records})
