@@ -20,7 +20,7 @@ import nbformat
 import nbformat.v4 as v4
 import pytest
 
-from ddp_lessons import processes
+from ddp_lessons import processes, quiz
 
 pytestmark = pytest.mark.browser
 
@@ -28,9 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "test-output"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-QUESTION = dict(question="When does DDP all-reduce the gradients?",
-                options=["in optimizer.step()", "during loss.backward()", "when the DataLoader yields"],
-                answer="b", explanation="Autograd hooks fire as each gradient bucket is ready.")
+LESSON = ROOT / "notebooks" / "04_wrapping_model.ipynb"
 SERVER_START_S = 120
 UI_TIMEOUT_MS = 120_000
 
@@ -65,12 +63,23 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def quiz_notebook(folder: Path) -> Path:
-    """A one-cell notebook that asks the quiz question (not run yet)."""
-    arguments = ",\n         ".join(f"{name}={value!r}" for name, value in QUESTION.items())
-    source = f"from ddp_lessons import quiz\n\nquiz.ask({arguments})"
-    notebook = v4.new_notebook(cells=[v4.new_code_cell(source)], metadata={
-        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+def lesson_quiz_cell(lesson: Path = LESSON) -> str:
+    """The source of the lesson's quick-check cell."""
+    cells = nbformat.read(lesson, as_version=4).cells
+    return next(cell.source for cell in cells if cell.cell_type == "code" and "quiz.ask(" in cell.source)
+
+
+def asked(source: str) -> quiz.Quiz:
+    """The Quiz that a quick-check cell asks (its options and right answer), run here without a kernel."""
+    exec(source, {"quiz": quiz})
+    return quiz._last
+
+
+def quiz_notebook(folder: Path, source: str) -> Path:
+    """A notebook holding the lesson's quick-check cell after the import it needs (not run yet)."""
+    notebook = v4.new_notebook(cells=[v4.new_code_cell(f"from ddp_lessons import quiz\n\n{source}")],
+                               metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                        "language": "python"}})
     path = folder / "quiz.ipynb"
     nbformat.write(notebook, path)
     return path
@@ -103,7 +112,7 @@ def lab(tmp_path):
     """JupyterLab on 127.0.0.1 over a scratch folder with the quiz notebook; yields the notebook URL."""
     notebooks, home = tmp_path / "lab", tmp_path / "jupyter-home"
     notebooks.mkdir()
-    quiz_notebook(notebooks)
+    quiz_notebook(notebooks, lesson_quiz_cell())
     port, token = free_port(), uuid.uuid4().hex
     env = {**os.environ,  # a fresh Jupyter home: no user settings, workspaces or runtime files shared
            "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
@@ -129,27 +138,42 @@ def test_clicking_answers_shows_not_quite_then_correct(chromium, lab):
     from playwright.sync_api import expect, sync_playwright
 
     SCREENSHOTS.mkdir(exist_ok=True)
-    wrong, right = f"(a) {QUESTION['options'][0]}", f"(b) {QUESTION['options'][1]}"
+    question = asked(lesson_quiz_cell())
+    wrong = next(i for i in range(len(question.options)) if i != question.answer)
+    label = "({}) {}".format
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS, headless=True)
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 800})
             page.set_default_timeout(UI_TIMEOUT_MS)
             page.goto(lab)
+            # A cell run before the kernel is connected is silently dropped: wait for it first.
+            expect(page.locator(".jp-StatusBar-Widget", has_text="| Idle")).to_be_visible()
             page.locator(".jp-Notebook .jp-CodeCell .cm-content").first.click()
-            page.keyboard.press("Shift+Enter")  # runs once the kernel is up
-            quiz = page.locator(".ddp-quiz")
-            feedback = quiz.locator(".ddp-quiz-feedback")
+            page.keyboard.press("Shift+Enter")
+            widget = page.locator(".ddp-quiz")
+            feedback = widget.locator(".ddp-quiz-feedback")
 
-            quiz.get_by_text(wrong, exact=True).click()
-            expect(feedback).to_contain_text("Not quite: (a) is not it", timeout=UI_TIMEOUT_MS)
+            widget.get_by_text(label("abcd"[wrong], question.options[wrong]), exact=True).click()
+            expect(feedback).to_have_text(question.check(wrong), timeout=UI_TIMEOUT_MS)
+            assert feedback.inner_text().startswith("✗ Not quite")
             page.screenshot(path=SCREENSHOTS / "quiz_not_quite.png")
 
-            quiz.get_by_text(right, exact=True).click()
-            expect(feedback).to_contain_text("Correct. " + QUESTION["explanation"], timeout=UI_TIMEOUT_MS)
+            right = question.answer
+            widget.get_by_text(label("abcd"[right], question.options[right]), exact=True).click()
+            expect(feedback).to_have_text(question.check(right), timeout=UI_TIMEOUT_MS)
+            assert feedback.inner_text().startswith("✓ Correct.")
             page.screenshot(path=SCREENSHOTS / "quiz_feedback.png")
+        except Exception:
+            page.screenshot(path=SCREENSHOTS / "quiz_failure.png")  # what the browser showed
+            raise
         finally:
             browser.close()
+
+
+def test_the_lesson_quiz_cell_asks_a_question_with_one_right_answer():
+    question = asked(lesson_quiz_cell())
+    assert len(question.options) >= 3 and question.check(question.answer).startswith("✓ Correct.")
 
 
 def test_missing_chromium_fails_under_ci_and_skips_elsewhere_with_install_hint(monkeypatch):
