@@ -1,0 +1,125 @@
+"""Scaling figures draw a saved bench JSON where it belongs, with the ideal line and references."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ddp_lessons import bench
+from ddp_lessons.plots import scaling
+from ddp_lessons.plots.figures import png_bytes
+
+# step seconds of 4 timed steps per (experiment, sync, world): world 2 is 10 % slower per step
+STEPS = {("cnn/weak", "every", 1): [0.100, 0.098, 0.102, 0.100],
+         ("cnn/weak", "never", 1): [0.095, 0.094, 0.096, 0.095],
+         ("cnn/weak", "every", 2): [0.110, 0.108, 0.112, 0.110],
+         ("cnn/weak", "never", 2): [0.100, 0.099, 0.101, 0.100],
+         ("cnn/weak/oversubscribed", "every", 2): [0.300, 0.290, 0.310, 0.300]}
+IN_FLIGHT = 0.004
+
+
+def rank_record(world):
+    """One rank's record (as bench_train.py writes it) holding STEPS for `world`."""
+    measurements = []
+    for name in ("cnn/weak", "cnn/weak/oversubscribed"):
+        modes = {sync: {"step_s": steps, "allreduces": [0 if sync == "never" else 1] * 4,
+                        "allreduce_s": [0.0 if sync == "never" else IN_FLIGHT] * 4}
+                 for (exp, sync, w), steps in STEPS.items() if exp == name and w == world}
+        if modes:
+            measurements.append({"name": name, "model": "cnn", "scaling": "weak", "per_rank_batch": 64,
+                                 "accumulate": 1, "sync": list(modes), "bucket_cap_mb": 25.0,
+                                 "threads": 1, "modes": modes})
+    return {"measurements": measurements}
+
+
+@pytest.fixture
+def saved(tmp_path):
+    """A results document saved to JSON and read back, as a lesson or the CLI would."""
+    rows = [row for world in (1, 2)
+            for row in bench.rows_from_records([rank_record(world)] * world, world)]
+    doc = {"schema": bench.SCHEMA, "label": "test machine", "provenance": "made up for a test",
+           "machine": {}, "runs": [], "rows": bench.add_speedup(rows)}
+    return bench.load(bench.save(doc, tmp_path / "bench.json"))
+
+
+def line_by_gid(fig, gid):
+    [line] = [line for line in fig.axes[0].get_lines() if line.get_gid() == gid]
+    return line
+
+
+def test_speedup_has_the_ideal_line_and_the_measured_points(saved):
+    fig = scaling.plot_speedup(saved, ["cnn/weak"])
+    ideal = line_by_gid(fig, "ideal")
+    assert list(ideal.get_xdata()) == [1, 2] and list(ideal.get_ydata()) == [1, 2]
+    curve = fig.axes[0].containers[0]  # errorbar container of the measured curve
+    xs, ys = curve.lines[0].get_data()
+    assert list(xs) == [1, 2]
+    assert list(ys) == pytest.approx([1.0, 2 * 0.100 / 0.110])
+    assert fig.axes[0].get_xlabel() == "world size (ranks)" and "speedup" in fig.axes[0].get_ylabel()
+
+
+def test_reference_curves_are_overlaid_dashed_with_their_label(saved):
+    facts = bench.reference("facts_16core_cpu")
+    fig = scaling.plot_speedup(saved, ["cnn/weak", "cnn/strong"], [facts])
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "cnn/weak (16-core host, FACTS.md)" in labels
+    assert "cnn/strong (16-core host, FACTS.md)" in labels
+    reference = fig.axes[0].containers[1]
+    assert list(reference.lines[0].get_xdata()) == [1, 2, 4, 8, 16]
+    assert reference.lines[0].get_linestyle() == "--"
+    assert list(line_by_gid(fig, "ideal").get_xdata()) == [1, 16]  # ideal spans every curve
+
+
+def test_efficiency_ideal_is_one_and_error_bars_span_the_quartiles(saved):
+    fig = scaling.plot_efficiency(saved, ["cnn/weak"])
+    assert list(line_by_gid(fig, "ideal").get_ydata()) == [1, 1]
+    [row] = [r for r in bench.select(saved, "cnn/weak") if r["world_size"] == 2]
+    bars = fig.axes[0].containers[0].lines[2][0].get_segments()
+    low, high = row["efficiency_range"]
+    assert bars[1][0][1] == pytest.approx(low) and bars[1][1][1] == pytest.approx(high)
+
+
+def test_compute_and_communication_stack_to_the_step_time(saved):
+    fig = scaling.plot_compute_communication(saved, "cnn/weak")
+    ax = fig.axes[0]
+    compute = [p.get_height() for p in ax.patches if p.get_gid() == "compute:0"]
+    comm = [p.get_height() for p in ax.patches if p.get_gid() == "comm:0"]
+    assert compute == pytest.approx([95.0, 100.0])  # the no_sync step, ms
+    assert comm == pytest.approx([5.0, 10.0])  # sync step minus no_sync step, ms
+    in_flight = [p.get_height() for p in ax.patches if p.get_gid() is None]
+    assert in_flight == pytest.approx([IN_FLIGHT * 1e3] * 2)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1 rank", "2 ranks"]
+
+
+def test_compute_communication_refuses_a_reference_without_step_times(saved):
+    with pytest.raises(ValueError, match="no measured step times"):
+        scaling.plot_compute_communication(saved, "cnn/weak", [bench.reference("facts_16core_cpu")])
+
+
+def test_step_times_compare_experiments_at_one_world_size(saved):
+    pairs = [("cnn/weak", "every"), ("cnn/weak/oversubscribed", "every")]
+    fig = scaling.plot_step_times(saved, 2, pairs)
+    widths = [p.get_width() for p in fig.axes[0].patches]
+    assert widths == pytest.approx([110.0, 300.0])
+    assert "1 all-reduce(s)" in fig.axes[0].texts[0].get_text()
+
+
+def test_plots_render_headless_from_a_saved_json(saved, tmp_path):
+    path = tmp_path / "saved.json"
+    path.write_text(json.dumps(saved))
+    code = ("import matplotlib, sys\n"
+            "from ddp_lessons import bench\n"
+            "from ddp_lessons.plots import scaling\n"
+            "doc = bench.load(sys.argv[1])\n"
+            "figures = [scaling.plot_speedup(doc), scaling.plot_efficiency(doc),\n"
+            "           scaling.plot_compute_communication(doc)]\n"
+            "for i, figure in enumerate(figures):\n"
+            "    figure.savefig(f'{sys.argv[1]}.{i}.png')\n"
+            "print(matplotlib.get_backend())\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "MPLBACKEND", "WAYLAND_DISPLAY")}
+    out = subprocess.run([sys.executable, "-c", code, str(path)], env=env, capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip().lower() == "agg"
+    assert all((tmp_path / f"saved.json.{i}.png").stat().st_size > 1000 for i in range(3))
+    assert png_bytes(scaling.plot_speedup(saved)).startswith(b"\x89PNG")
