@@ -15,6 +15,7 @@ PROCESS_STARTED_AT = time.time()  # before `import torch`: startup is measured, 
 
 import argparse
 import contextlib
+import gc
 import json
 import os
 import statistics
@@ -157,6 +158,7 @@ def main() -> None:
                             "choice": choice.describe(), "process_started_at": PROCESS_STARTED_AT,
                             "init_process_group_s": init_s, "finished_at": time.time(),
                             "measurements": results})
+    gc.collect()  # free every DDP (they sit in reference cycles) before the process group they use
     dist.destroy_process_group()
 
 
