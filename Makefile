@@ -17,8 +17,11 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed
 
+# Only this machine can reach the server; root (containers, cloud VMs) needs --allow-root.
+LAB_ARGS := --notebook-dir=notebooks --ServerApp.ip=127.0.0.1 $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: setup
-	$(PY) -m jupyter lab --notebook-dir=notebooks
+	$(PY) -m jupyter lab $(LAB_ARGS)
 
 test:
 	$(MAKE) setup PIP_CONSTRAINTS="-c $(TEST_CONSTRAINTS)"
