@@ -179,3 +179,10 @@ def test_a_line_split_by_another_ranks_line_is_put_back_together(capsys):
     printed = capsys.readouterr().out.splitlines()
     assert printed == ["[rank 1] loss 0.3", "[rank 0] loss 0.25 at step 7", "[rank 1] ValueError: boom",
                        "[rank 0] unfinished"]
+
+
+def test_print_sorted_groups_lines_by_rank_whatever_order_they_arrived_in(capsys):
+    result = launch.RunResult(command=[], nproc=2, run_dir=Path("."),
+                              rank_lines={1: ["b1", "b2"], 0: ["a1"]})
+    result.print_sorted()
+    assert capsys.readouterr().out.splitlines() == ["[rank 0] a1", "[rank 1] b1", "[rank 1] b2"]
