@@ -8,14 +8,14 @@
   Jupyter and nbval see them (child processes' own file descriptors are not captured there);
 * it has a timeout, and on timeout or Jupyter's interrupt button it kills the whole process tree
   it started, by pid, and waits until no rank is left;
-* on failure it raises `RankFailedError` naming the failing rank with the tail of its traceback.
+* on a timeout it first takes every live rank's Python stack (`ddp_lessons.stacks`) and says
+  where each rank waits; on failure it names the root-cause rank (`ddp_lessons.diagnose`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import re
 import socket
 import subprocess
 import sys
@@ -27,23 +27,15 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from ddp_lessons import backend as _backend
-from ddp_lessons import processes
+from ddp_lessons import diagnose, processes, stacks
+from ddp_lessons.rank_output import PREFIX_ENV, RANK_MARK, pump
 from ddp_lessons.records import RUN_DIR_ENV, new_run_dir
 
 DEFAULT_TIMEOUT = 120.0
 """Seconds a run may take; well under the course's nbval cell timeout (300 s)."""
 
-TAIL_LINES = 15
 LOCAL_ADDR = "127.0.0.1"
 """Local runs rendezvous on loopback only: nothing listens on the machine's network addresses."""
-PREFIX_ENV = "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE"
-"""torchrun prefixes each teed line with this template; the launcher asks for the global rank."""
-RANK_MARK = "\x1e${rank}\x1f"
-"""torchrun prefixes each teed piece of output with this; control characters no program prints."""
-_RANK_MARK = re.compile("\x1e(\\d+)\x1f")
-_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b.*")
-_TORCH_RANK_TAG = re.compile(r"^\[rank\d+\]: ?")  # torch tags a rank's uncaught exception lines
-_ROOT_CAUSE_RANK = re.compile(r"rank\s*:\s*(\d+)\s*\(local_rank")
 
 
 class LaunchError(RuntimeError):
@@ -51,16 +43,19 @@ class LaunchError(RuntimeError):
 
 
 class RankFailedError(RuntimeError):
-    """A rank exited with an error; ``.ranks`` lists the failing ranks, first failure first."""
+    """A rank failed; ``.ranks``: every failed rank, root cause first; ``.causes``: {rank: cause}."""
 
-    def __init__(self, message: str, ranks: list[int], result: "RunResult"):
+    def __init__(self, message: str, ranks: list[int], result: "RunResult",
+                 failures: Sequence[diagnose.RankFailure] = ()):
         super().__init__(message)
         self.ranks = ranks
         self.result = result
+        self.failures = list(failures)
+        self.causes = {f.rank: f.cause for f in self.failures}
 
 
 class RunTimeoutError(TimeoutError):
-    """The job ran past its timeout (often a hang in a collective); every process was killed."""
+    """The job ran past its timeout (often a hang); ``.result.where`` says where each rank was."""
 
     def __init__(self, message: str, result: "RunResult"):
         super().__init__(message)
@@ -80,6 +75,14 @@ class RunResult:
     rank_lines: dict[int, list[str]] = field(default_factory=dict)
     launcher_lines: list[str] = field(default_factory=list)
     pids: set[int] = field(default_factory=set)
+    stacks: dict[int, str] = field(default_factory=dict)
+    """On a timeout: each live rank's Python stack, taken before the kill."""
+    stack_tool: str | None = None
+    """"py-spy" or "faulthandler": what took `stacks`; None if nothing could (see `stack_note`)."""
+    where: dict[int, str] = field(default_factory=dict)
+    """On a timeout: {rank: one line}, the rank's innermost line of the script and the torch call."""
+    stack_note: str = ""
+    stack_seconds: float = 0.0
 
     @property
     def world_size(self) -> int:
@@ -177,6 +180,8 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
     threads = threads_per_rank or _backend.threads_per_rank(nproc * nnodes)
     child_env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": str(threads),
                  PREFIX_ENV: RANK_MARK, RUN_DIR_ENV: str(run_dir.resolve()), **(env or {})}
+    child_env["PYTHONPATH"] = os.pathsep.join(  # ranks record evidence: see rank_hooks/
+        p for p in (str(stacks.HOOKS_DIR), child_env.get("PYTHONPATH")) if p)
     node_gpus = _split_gpus(nproc, nnodes)
     if nnodes > 1 and node_gpus is None and backend is None:
         backend = "gloo"  # too few GPUs for one per rank: simulated nodes share them via gloo
@@ -203,25 +208,36 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
                                      stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1)
             agents.append(agent)
             tree.scan(agent.pid)
-            readers += [threading.Thread(target=_pump, args=(stream, result, lock, echo), daemon=True)
+            readers += [threading.Thread(target=pump, args=(stream, result, lock, echo), daemon=True)
                         for stream in (agent.stdout, agent.stderr)]
             threading.Thread(target=_watch, args=(agent, tree), daemon=True).start()
         for reader in readers:
             reader.start()
         _wait(agents, tree, start + timeout)
     except subprocess.TimeoutExpired:
+        _take_stacks(result, [agent.pid for agent in agents], script)
         _kill(agents, tree)
         _finish(result, agents, readers, tree, start)
-        raise RunTimeoutError(_timeout_message(result, timeout), result) from None
+        raise RunTimeoutError(diagnose.timeout_message(result, timeout), result) from None
     except BaseException:  # KeyboardInterrupt from Jupyter's stop button, or anything else
         _kill(agents, tree)
         _finish(result, agents, readers, tree, start)
         raise
     _finish(result, agents, readers, tree, start)
     if result.returncode != 0:
-        ranks = failed_ranks(result)
-        raise RankFailedError(_failure_message(result, ranks), ranks, result)
+        failures = diagnose.attribute(result)
+        raise RankFailedError(diagnose.failure_message(result, failures),
+                              [f.rank for f in failures], result, failures)
     return result
+
+
+def _take_stacks(result: RunResult, agent_pids: list[int], script: str | os.PathLike) -> None:
+    """Before a timeout's kill: every live rank's stack, and where in `script` each one is."""
+    capture = stacks.capture(stacks.rank_pids(agent_pids), result.run_dir)
+    result.stacks = {rank: stacks.shorten(text) for rank, text in capture.stacks.items()}
+    result.where = {rank: stacks.where(text, script) for rank, text in capture.stacks.items()}
+    result.stack_tool, result.stack_note = capture.tool, capture.note
+    result.stack_seconds = capture.seconds
 
 
 def _split_gpus(nproc: int, nnodes: int) -> list[str] | None:
@@ -252,44 +268,6 @@ def _wait(agents: list[subprocess.Popen], tree: processes.Tree, deadline: float,
         time.sleep(0.05)
 
 
-def _pump(stream, result: RunResult, lock: threading.Lock, echo: bool) -> None:
-    """Read one torchrun stream, reassemble each rank's lines, file them under the rank, echo them.
-
-    torchrun's tee copies a rank's log file to its own stream as it grows, so a line the rank
-    wrote in two pieces can arrive in two pieces, with another rank's line in between. Each
-    piece carries its rank's marker; a piece is a whole line only where the stream's line ends.
-    """
-    pending: dict[int, str] = {}
-
-    def emit(rank: int, text: str) -> None:
-        text = _TORCH_RANK_TAG.sub("", text, count=1)
-        result.rank_lines.setdefault(rank, []).append(text)
-        if echo:
-            print(f"[rank {rank}] {text}", flush=True)
-
-    for raw in stream:
-        head, *pieces = _RANK_MARK.split(raw.rstrip("\r\n"))
-        with lock:
-            if head or not pieces:  # torchrun's own output
-                result.launcher_lines.append(head)
-                if echo and not _is_torchrun_noise(head):
-                    print(f"[torchrun] {head}", flush=True)
-            for i in range(0, len(pieces), 2):
-                rank = int(pieces[i])
-                pending[rank] = pending.get(rank, "") + pieces[i + 1]
-                if i == len(pieces) - 2:
-                    emit(rank, pending.pop(rank))
-    with lock:
-        for rank, text in sorted(pending.items()):
-            emit(rank, text)
-
-
-def _is_torchrun_noise(line: str) -> bool:
-    """torchrun's own chatter that a student does not need to see live (kept in launcher_lines)."""
-    return (not line.strip() or line.startswith(("*****", "Setting OMP_NUM_THREADS"))
-            or bool(re.match(r"^[WIE]\d{4} ", line)))
-
-
 def _watch(agent: subprocess.Popen, tree: processes.Tree) -> None:
     """Remember every process below `agent` while it runs, so a kill can reach all of them
     (even ranks whose torchrun parent died first and left them orphaned)."""
@@ -317,44 +295,5 @@ def _finish(result: RunResult, agents: list[subprocess.Popen], readers: Iterable
 
 
 def failed_ranks(result: RunResult) -> list[int]:
-    """Ranks that failed, root cause first: torchrun's report, else ranks that printed a traceback."""
-    ranks: list[int] = []
-    text = "\n".join(result.launcher_lines)
-    root = text.split("Root Cause", 1)
-    if len(root) == 2:
-        ranks += [int(m) for m in _ROOT_CAUSE_RANK.findall(root[1])]
-    ranks += [r for r in sorted(result.rank_lines) if "Traceback (most recent call last)"
-              in result.output(r) and r not in ranks]
-    return ranks
-
-
-def _tail(lines: Sequence[str], n: int = TAIL_LINES) -> str:
-    lines = list(lines)
-    while lines and not lines[-1].strip():
-        lines.pop()
-    return "\n".join("    " + line for line in lines[-n:])
-
-
-def _failure_message(result: RunResult, ranks: list[int]) -> str:
-    if not ranks:
-        return (f"torchrun exited with code {result.returncode} before any rank reported an error:\n"
-                + _tail(result.launcher_lines))
-    first = ranks[0]
-    lines = result.rank_lines.get(first, [])
-    start = max((i for i, line in enumerate(lines) if line.startswith("Traceback")), default=0)
-    error = next((line for line in reversed(lines[start:]) if _EXCEPTION_LINE.match(line)), None)
-    others = f" (also failed: {', '.join(map(str, ranks[1:]))})" if len(ranks) > 1 else ""
-    return (f"rank {first} failed{': ' + error if error else ''}{others}\n"
-            f"the end of its output:\n{_tail(lines[start:])}\n"
-            f"(all output: result.rank_lines; run directory: {result.run_dir})")
-
-
-def _timeout_message(result: RunResult, timeout: float) -> str:
-    parts = [f"the job did not finish within {timeout:g} s and was killed (all {len(result.pids)} "
-             "processes). A run that stops making progress is usually a hang: one rank waits in a "
-             "collective (all_reduce, barrier, DDP's backward) that another rank never reaches. "
-             "Rerun with env={'TORCH_DISTRIBUTED_DEBUG': 'DETAIL'} to see which collective."]
-    for rank in range(result.world_size):
-        lines = result.rank_lines.get(rank, [])
-        parts.append(f"last output of rank {rank}:\n{_tail(lines, 5) if lines else '    (nothing)'}")
-    return "\n".join(parts)
+    """Ranks that failed, root cause first (see `ddp_lessons.diagnose.attribute`)."""
+    return [f.rank for f in diagnose.attribute(result)]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ddp_lessons import launch, processes, records
+from ddp_lessons import launch, processes, rank_output, records
 
 SCRIPTS = Path(__file__).parent / "scripts"
 
@@ -172,7 +172,7 @@ def test_a_line_split_by_another_ranks_line_is_put_back_together(capsys):
               f"{mark.format(1)}[rank1]: ValueError: boom\n",
               f"{mark.format(0)}unfinished"]
     result = launch.RunResult(command=[], nproc=2, run_dir=Path("."))
-    launch._pump(iter(stream), result, threading.Lock(), echo=True)
+    rank_output.pump(iter(stream), result, threading.Lock(), echo=True)
     assert result.rank_lines == {0: ["loss 0.25 at step 7", "unfinished"],
                                  1: ["loss 0.3", "ValueError: boom"]}
     assert result.launcher_lines == [stream[2].rstrip("\n")]

@@ -1,0 +1,203 @@
+"""Why did a run fail, and which rank caused it? (the launcher's error messages; lesson 10)
+
+Evidence, most reliable first:
+
+1. **How each rank process ended**: torchrun's agent is the ranks' parent, so only it learns their
+   exit status (``waitpid``). Its end-of-run report lists *every* failed rank as ``rank : R``
+   with ``exitcode : E (pid: P)``; a negative code is the signal that killed the rank. The
+   agent's own log lines ``Sending process P closing signal SIGTERM`` say which ranks *it*
+   stopped after a first failure. We read those structured fields, not the report's
+   "Root Cause (first observed failure)", which is a race: it is whichever failure the agent's
+   polling loop saw first, often a peer's consequence (measured: a rank SIGKILLed while its peer
+   waits in a collective, the peer's "Connection closed by peer" is reported as the root cause).
+2. **The rank's own error record**: every launched rank records an uncaught exception (type,
+   message, time, traceback) in ``<run dir>/diagnose/rank<R>.error.json`` (see
+   ``rank_hooks/sitecustomize.py``), so it is not parsed out of interleaved output. A rank's
+   output (a ``Traceback``) is the fallback, e.g. under an interpreter that skips sitecustomize.
+
+Attribution: a rank that died by a signal it did not get from torchrun, exited with a bare code
+(no traceback) or raised its own exception is a root cause; a rank whose error is a lost peer
+connection (gloo "Connection closed by peer", "Read error", "Connection reset") and a rank torchrun
+stopped are consequences. Root causes come first (signal, bare exit, raise; earliest raise first).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+from ddp_lessons.rank_output import tail
+
+PEER_LOST = ("Connection closed by peer", "Read error", "Connection reset", "Broken pipe")
+"""Words of a collective's error when another rank went away (a consequence, not a cause)."""
+SIGNAL_MEANING = {
+    "SIGKILL": "often the out-of-memory killer; check dmesg / memory per rank",
+    "SIGSEGV": "a crash in native code (C++/CUDA, an extension, or torch itself), not a Python error",
+    "SIGABRT": "native code called abort() (a failed C++ check, 'terminate called ...')",
+    "SIGBUS": "a bad memory access, often a full /dev/shm (shared memory for DataLoader workers)",
+    "SIGFPE": "an arithmetic fault in native code", "SIGILL": "an illegal CPU instruction in native "
+    "code (a binary built for another CPU)",
+    "SIGTERM": "asked to stop (by torchrun, a scheduler or a person)", "SIGINT": "interrupted (Ctrl-C)",
+}
+"""What a signal usually means when it ends a rank."""
+
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b.*")
+_REPORT_RANK = re.compile(r"^\s*rank\s*:\s*(\d+)\s*\(local_rank")
+_REPORT_EXIT = re.compile(r"^\s*exitcode\s*:\s*(-?\d+)\s*\(pid:\s*(\d+)\)")
+_STOPPED_BY_AGENT = re.compile(r"(?:Sending process|Unable to shutdown process) (\d+)")
+_ORDER = {"signal": 0, "exit": 1, "raised": 2, "peer-lost": 3, "stopped": 4, "unknown": 5}
+
+
+@dataclass
+class RankFailure:
+    """One failed rank: how it ended (`kind`), the evidence, and a short `cause` text."""
+
+    rank: int
+    kind: str = "unknown"  # signal | exit | raised | peer-lost | stopped | unknown
+    exitcode: int | None = None
+    pid: int | None = None
+    error: str | None = None  # "ValueError: ..." when the rank raised
+    time: float | None = None  # when it raised (its error record), for ordering
+    cause: str = ""
+
+    @property
+    def is_root_cause(self) -> bool:
+        """True unless the failure is a consequence of another rank's (lost peer, stopped by torchrun)."""
+        return self.kind in ("signal", "exit", "raised", "unknown")
+
+
+def exit_report(launcher_lines: list[str]) -> dict[int, tuple[int, int]]:
+    """{global rank: (exit code, pid)} for every failed rank in torchrun's end-of-run report(s)."""
+    found: dict[int, tuple[int, int]] = {}
+    rank = None
+    for line in launcher_lines:
+        if (m := _REPORT_RANK.match(line)) is not None:
+            rank = int(m[1])
+        elif (m := _REPORT_EXIT.match(line)) is not None and rank is not None:
+            found[rank] = (int(m[1]), int(m[2]))
+            rank = None
+    return found
+
+
+def stopped_by_agent(launcher_lines: list[str]) -> set[int]:
+    """Pids that torchrun's agent itself signalled to stop (after another rank failed)."""
+    return {int(m[1]) for line in launcher_lines for m in [_STOPPED_BY_AGENT.search(line)] if m}
+
+
+def error_records(run_dir: str | Path) -> dict[int, dict]:
+    """{rank: the rank's own record of its uncaught exception} from ``<run dir>/diagnose``."""
+    found = {}
+    for path in sorted(Path(run_dir, "diagnose").glob("rank*.error.json")):
+        try:
+            record = json.loads(path.read_text())
+            found[int(record["rank"])] = record
+        except (OSError, ValueError, KeyError):
+            continue
+    return found
+
+
+def exception_in_output(lines: list[str]) -> str | None:
+    """The exception line (``ValueError: ...``) of the last traceback in a rank's output, if any."""
+    start = max((i for i, line in enumerate(lines) if line.startswith("Traceback")), default=None)
+    if start is None:
+        return None
+    return next((line for line in reversed(lines[start:]) if _EXCEPTION_LINE.match(line)),
+                "an exception (see its traceback)")
+
+
+def attribute(result) -> list[RankFailure]:
+    """Every failed rank of a finished run (a `launch.RunResult`), root cause first."""
+    report = exit_report(result.launcher_lines)
+    stopped = stopped_by_agent(result.launcher_lines)
+    records = error_records(result.run_dir)
+    failures = []
+    for rank in sorted(set(report) | set(records) | {
+            r for r, lines in result.rank_lines.items() if exception_in_output(lines)}):
+        exitcode, pid = report.get(rank, (None, None))
+        record = records.get(rank)
+        error = (f"{record['type']}: {record['message']}" if record
+                 else exception_in_output(result.rank_lines.get(rank, [])))
+        failure = RankFailure(rank, exitcode=exitcode, pid=pid, error=error,
+                              time=record["time"] if record else None)
+        _classify(failure, stopped_by_torchrun=pid in stopped)
+        failures.append(failure)
+    root = [f for f in failures if f.is_root_cause]
+    for f in failures:  # name the rank whose failure this one follows from
+        if not f.is_root_cause and root:
+            f.cause += f" after rank {root[0].rank} failed" if f.kind == "stopped" else \
+                f" - a consequence of rank {root[0].rank}'s failure"
+    return sorted(failures, key=lambda f: (_ORDER[f.kind], f.time or 0.0, f.rank))
+
+
+def _classify(failure: RankFailure, stopped_by_torchrun: bool) -> None:
+    code, error = failure.exitcode, failure.error
+    peer_lost = error is not None and any(words in error for words in PEER_LOST)
+    if error is not None and not peer_lost:
+        failure.kind, failure.cause = "raised", f"failed: {error}"
+    elif code is not None and code < 0 and not stopped_by_torchrun:
+        name = _signal_name(-code)
+        meaning = SIGNAL_MEANING.get(name)
+        failure.kind = "signal"
+        failure.cause = f"was killed by {name} (signal {-code})" + (f" - {meaning}" if meaning else "")
+    elif code is not None and code > 0 and error is None:
+        failure.kind, failure.cause = "exit", f"exited with code {code} without a Python traceback"
+    elif peer_lost:
+        failure.kind = "peer-lost"
+        failure.cause = f"lost its connection to a peer ({_short(error)})"
+    elif code is not None and code < 0:
+        failure.kind = "stopped"
+        failure.cause = f"was stopped by torchrun ({_signal_name(-code)})"
+    else:
+        failure.cause = "failed" + (f" with exit code {code}" if code is not None else "")
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _short(error: str, width: int = 120) -> str:
+    return error if len(error) <= width else error[:width - 3] + "..."
+
+
+def failure_message(result, failures: list[RankFailure]) -> str:
+    """RankFailedError's text: the root-cause rank first, every failed rank, the root's output tail."""
+    if not failures:
+        return (f"torchrun exited with code {result.returncode} before any rank reported an error:\n"
+                + tail(result.launcher_lines))
+    first = failures[0]
+    lines = result.rank_lines.get(first.rank, [])
+    start = max((i for i, line in enumerate(lines) if line.startswith("Traceback")), default=0)
+    parts = [f"rank {first.rank} {first.cause}"]
+    if len(failures) > 1:
+        parts.append("every failed rank, root cause first:")
+        parts += [f"  rank {f.rank}: {f.cause}" for f in failures]
+    parts.append(f"the end of rank {first.rank}'s output:\n{tail(lines[start:]) or '    (nothing)'}")
+    parts.append(f"(all output: result.rank_lines; run directory: {result.run_dir})")
+    return "\n".join(parts)
+
+
+def timeout_message(result, timeout: float) -> str:
+    """RunTimeoutError's text: the hint, where each rank was (its stack), and its last output."""
+    parts = [f"the job did not finish within {timeout:g} s and was killed (all {len(result.pids)} "
+             "processes). A run that stops making progress is usually a hang: one rank waits in a "
+             "collective (all_reduce, barrier, DDP's backward) that another rank never reaches. "
+             "Rerun with env={'TORCH_DISTRIBUTED_DEBUG': 'DETAIL'} to see which collective."]
+    if result.stack_tool:
+        parts.append(f"where each rank was (Python stacks taken with {result.stack_tool}; "
+                     "full stacks: err.result.stacks[rank]):")
+        parts += [f"rank {rank}: {result.where.get(rank, 'no stack captured')}"
+                  for rank in range(result.world_size)]
+        if result.stack_note:
+            parts.append(f"({result.stack_note})")
+    else:
+        parts.append(f"no Python stacks could be captured: {result.stack_note or 'unknown reason'}")
+    for rank in range(result.world_size):
+        lines = result.rank_lines.get(rank, [])
+        parts.append(f"last output of rank {rank}:\n{tail(lines, 5) if lines else '    (nothing)'}")
+    return "\n".join(parts)

@@ -1,0 +1,68 @@
+"""Run by Python at start-up in every rank `ddp_lessons.launch.run_torchrun` starts (its folder is
+put first on PYTHONPATH). It only records evidence for the launcher, into ``<run dir>/diagnose/``:
+
+* ``rank<R>.stack.txt``: every thread's Python stack, written by `faulthandler` when the launcher
+  sends SIGUSR1 (the fallback when py-spy cannot attach to a hung rank);
+* ``rank<R>.error.json``: an uncaught exception's type, message, time and traceback (the rank's
+  own account of why it failed, instead of text parsed from the interleaved output);
+* a crash in native code (SIGSEGV, SIGABRT, ...) prints the Python stack to stderr first.
+
+It does nothing outside a launcher-started rank, and then runs the sitecustomize it hides, if any.
+"""
+
+import os
+
+
+def _install() -> None:
+    run_dir, rank = os.environ.get("DDP_LESSONS_RUN_DIR"), os.environ.get("RANK")
+    if not run_dir or rank is None or "TORCHELASTIC_RUN_ID" not in os.environ \
+            or os.environ.get("DDP_LESSONS_HOOKED"):  # a rank's own subprocesses keep out
+        return
+    os.environ["DDP_LESSONS_HOOKED"] = str(os.getpid())
+    import faulthandler
+    import signal
+    import sys
+
+    folder = os.path.join(run_dir, "diagnose")
+    os.makedirs(folder, exist_ok=True)
+    stack_file = open(os.path.join(folder, f"rank{rank}.stack.txt"), "w")  # faulthandler keeps it
+    faulthandler.register(signal.SIGUSR1, file=stack_file, all_threads=True)
+    faulthandler.enable(all_threads=True)
+    previous_hook = sys.excepthook
+
+    def record_exception(kind, value, tb) -> None:
+        try:
+            import json
+            import time
+            import traceback
+            path = os.path.join(folder, f"rank{rank}.error.json")
+            with open(path + ".tmp", "w") as out:
+                json.dump({"rank": int(rank), "time": time.time(), "type": kind.__name__,
+                           "message": str(value),
+                           "traceback": "".join(traceback.format_exception(kind, value, tb))}, out)
+            os.replace(path + ".tmp", path)
+        except Exception:  # never hide the rank's own error behind one of ours
+            pass
+        previous_hook(kind, value, tb)
+
+    sys.excepthook = record_exception
+
+
+def _chain() -> None:
+    """Run the next ``sitecustomize`` on sys.path (e.g. the distribution's), which this one hides."""
+    import importlib.machinery
+    import importlib.util
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    rest = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    if spec is not None and spec.loader is not None:
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+
+
+try:
+    _install()
+finally:
+    _chain()

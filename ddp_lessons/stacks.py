@@ -1,0 +1,238 @@
+"""Where is each rank stuck? Python stacks of live ranks, and a one-line summary per rank (lesson 10).
+
+When a run times out, `ddp_lessons.launch.run_torchrun` calls `capture` before it kills the job:
+
+* **py-spy** (``py-spy dump --pid``) reads a process's Python stack from outside through ptrace,
+  without the process's help; it works on a rank blocked inside C++ (a gloo/NCCL collective).
+* Where py-spy is missing or ptrace is refused (containers without CAP_SYS_PTRACE, Yama), the
+  fallback is Python's own `faulthandler`: every launched rank registers a SIGUSR1 handler that
+  writes all its threads' stacks to ``<run dir>/diagnose/rank<R>.stack.txt`` (see
+  ``rank_hooks/sitecustomize.py``); the launcher sends the signal and reads the files.
+
+Ranks are found as the torchrun agents' children, and named by the ``RANK`` in their environment.
+All ranks are captured in parallel, within `CAPTURE_SECONDS`. Set ``DDP_LESSONS_STACK_TOOL`` to
+``faulthandler`` (or ``py-spy``) to force one tool, e.g. to test the fallback.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import psutil
+
+HOOKS_DIR = Path(__file__).parent / "rank_hooks"
+"""Put first on the ranks' PYTHONPATH: its sitecustomize registers the faulthandler fallback."""
+TOOL_ENV = "DDP_LESSONS_STACK_TOOL"
+"""``py-spy``, ``faulthandler`` or ``auto`` (default): which tool `capture` uses."""
+CAPTURE_SECONDS = 4.5
+"""The most a timeout's stack capture may add before the job is killed."""
+
+_PYSPY_FRAME = re.compile(r"^\s+(?P<func>.+?) \((?P<file>.+):(?P<line>\d+)\)\s*$")
+_FAULTHANDLER_FRAME = re.compile(r'^\s+File "(?P<file>.+)", line (?P<line>\d+) in (?P<func>.+?)\s*$')
+_THREAD = re.compile(r"^(Current thread|Thread) ")
+_WRAPPERS = {"wrapper", "inner", "decorate_context", "_fn"}
+
+
+@dataclass
+class Frame:
+    """One stack frame: function name, file as the tool printed it, line number."""
+
+    func: str
+    file: str
+    line: int
+
+
+@dataclass
+class Capture:
+    """What `capture` got: stack text per rank, the tool used, and why some or all are missing."""
+
+    stacks: dict[int, str]
+    tool: str | None
+    note: str = ""
+    seconds: float = 0.0
+
+
+def find_py_spy() -> str | None:
+    """Path of the py-spy binary: next to this Python, in its scripts folder, or on PATH."""
+    for folder in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))):
+        candidate = folder / "py-spy"
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return shutil.which("py-spy")
+
+
+def rank_pids(agent_pids: Iterable[int]) -> dict[int, int]:
+    """{global rank: pid} of the ranks the torchrun agents started (their children with a RANK)."""
+    found: dict[int, int] = {}
+    for agent in agent_pids:
+        try:
+            children = psutil.Process(agent).children()
+        except psutil.Error:
+            continue
+        for child in children:
+            try:
+                rank = child.environ().get("RANK")
+            except psutil.Error:
+                continue
+            if rank is not None and rank.isdigit():
+                found[int(rank)] = child.pid
+    return dict(sorted(found.items()))
+
+
+def capture(pids: dict[int, int], run_dir: str | os.PathLike, tool: str | None = None,
+            seconds: float = CAPTURE_SECONDS) -> Capture:
+    """Stacks of the ranks `pids` ({rank: pid}), with py-spy or else the faulthandler fallback."""
+    start = time.perf_counter()
+    tool = tool or os.environ.get(TOOL_ENV, "auto")
+    if not pids:
+        return Capture({}, None, "no live rank process was found", 0.0)
+    note = f"py-spy not tried: {TOOL_ENV}={tool}" if tool == "faulthandler" else ""
+    if tool in ("auto", "py-spy"):
+        binary = find_py_spy()
+        if binary is None:
+            note = "py-spy is not installed"
+        else:
+            with ThreadPoolExecutor(len(pids)) as pool:
+                dumps = dict(zip(pids, pool.map(lambda pid: _py_spy(binary, pid, seconds * 0.5),
+                                                pids.values())))
+            stacks = {r: text for r, (ok, text) in dumps.items() if ok}
+            if stacks and (len(stacks) == len(pids) or tool == "py-spy"):
+                return Capture(stacks, "py-spy", "", time.perf_counter() - start)
+            note = "py-spy could not read the ranks: " + "; ".join(
+                sorted({text for ok, text in dumps.values() if not ok}))[:300]
+        if tool == "py-spy":
+            return Capture({}, None, note, time.perf_counter() - start)
+    left = max(0.5, seconds - (time.perf_counter() - start))
+    stacks, why = _faulthandler(pids, Path(run_dir) / "diagnose", left)
+    note = "; ".join(n for n in (note, why) if n)
+    return Capture(stacks, "faulthandler" if stacks else None, note, time.perf_counter() - start)
+
+
+def _py_spy(binary: str, pid: int, timeout: float) -> tuple[bool, str]:
+    """(True, stack text) or (False, why py-spy failed) for one process."""
+    try:
+        out = subprocess.run([binary, "dump", "--pid", str(pid), "--full-filenames"],
+                             capture_output=True, text=True, timeout=timeout,
+                             stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:  # subprocess.run has killed it by pid
+        return False, f"py-spy took longer than {timeout:.1f} s"
+    except OSError as exc:
+        return False, f"py-spy could not start ({exc})"
+    if out.returncode != 0 or "Thread " not in out.stdout:
+        lines = (out.stderr or out.stdout).strip().splitlines()
+        return False, (lines[-1] if lines else f"py-spy exited with code {out.returncode}")
+    return True, out.stdout
+
+
+def _faulthandler(pids: dict[int, int], folder: Path, seconds: float) -> tuple[dict[int, str], str]:
+    """Signal every rank to dump its stacks into its file; collect what they wrote within `seconds`."""
+    sizes, missing = {}, []
+    for rank, pid in pids.items():
+        path = folder / f"rank{rank}.stack.txt"
+        if not path.is_file():  # no handler registered: SIGUSR1 would simply kill the rank
+            missing.append(rank)
+            continue
+        sizes[rank] = path.stat().st_size
+        try:
+            os.kill(pid, signal.SIGUSR1)
+        except OSError:
+            missing.append(rank)
+    stacks: dict[int, str] = {}
+    deadline, last = time.perf_counter() + seconds, {}
+    while sizes.keys() - stacks.keys() and time.perf_counter() < deadline:
+        time.sleep(0.1)
+        for rank in sizes.keys() - stacks.keys():
+            size = (folder / f"rank{rank}.stack.txt").stat().st_size
+            if size > sizes[rank] and size == last.get(rank):  # written, and no longer growing
+                with open(folder / f"rank{rank}.stack.txt") as f:
+                    f.seek(sizes[rank])
+                    stacks[rank] = f.read()
+            last[rank] = size
+    missing += sorted(sizes.keys() - stacks.keys())
+    why = (f"faulthandler got no stack from rank(s) {', '.join(map(str, sorted(missing)))}"
+           if missing else "")
+    return stacks, why
+
+
+def parse(text: str) -> list[tuple[str, list[Frame]]]:
+    """Threads in a py-spy or faulthandler dump: [(thread header, frames innermost first)]."""
+    threads: list[tuple[str, list[Frame]]] = []
+    for line in text.splitlines():
+        if _THREAD.match(line):
+            threads.append((line.strip(), []))
+            continue
+        match = _PYSPY_FRAME.match(line) or _FAULTHANDLER_FRAME.match(line)
+        if match and threads:
+            threads[-1][1].append(Frame(match["func"], match["file"], int(match["line"])))
+    return threads
+
+
+def where(text: str, script: str | os.PathLike, cwd: str | os.PathLike | None = None) -> str:
+    """One line saying where a rank is: the innermost line of `script` it runs, and the torch call.
+
+    E.g. ``in barrier() at scripts/10_x.py:14: dist.barrier()``; ``at scripts/10_x.py:9:
+    time.sleep(60)`` when the line calls no Python code of torch.
+    """
+    cwd = Path(cwd or os.getcwd())
+    script = _resolve(script, cwd)
+    threads = parse(text)
+    if not threads:
+        return "no Python stack in the dump"
+    main = next((frames for _, frames in threads
+                 if frames and frames[-1].func == "<module>" and _resolve(frames[-1].file, cwd) == script),
+                None)
+    main = main or next((f for header, f in threads if "MainThread" in header or "Current" in header),
+                        threads[0][1])
+    mine = [i for i, frame in enumerate(main) if _resolve(frame.file, cwd) == script]
+    if not main:
+        return "no Python frames (the thread runs native code only)"
+    if not mine:
+        frame = main[0]
+        return f"in {frame.func}() at {_show(frame.file, cwd)}:{frame.line} (not in {_show(script, cwd)})"
+    user = main[mine[0]]
+    source = linecache.getline(str(script), user.line).strip()
+    here = f"at {_show(script, cwd)}:{user.line}" + (f": {source}" if source else "")
+    calls = [f.func for f in reversed(main[:mine[0]]) if _is_torch(f.file) and not _is_wrapper(f.func)]
+    return f"in {calls[0]}() {here}" if calls else here
+
+
+def shorten(text: str, cwd: str | os.PathLike | None = None) -> str:
+    """`text` with the working directory, site-packages and stdlib prefixes cut from its paths."""
+    prefixes = {str(Path(cwd or os.getcwd())) + os.sep}
+    for key in ("purelib", "platlib", "stdlib", "platstdlib"):
+        prefixes.add(sysconfig.get_path(key) + os.sep)
+    text = re.sub(r"[^\s\"(]*/(site|dist)-packages/", "", text)
+    for prefix in sorted(prefixes, key=len, reverse=True):
+        text = text.replace(prefix, "")
+    return text
+
+
+def _resolve(path: str | os.PathLike, cwd: Path) -> Path:
+    return (cwd / path).resolve()
+
+
+def _show(path: str | os.PathLike, cwd: Path) -> str:
+    resolved = _resolve(path, cwd)
+    return str(resolved.relative_to(cwd.resolve())) if resolved.is_relative_to(cwd.resolve()) \
+        else str(resolved)
+
+
+def _is_torch(file: str) -> bool:
+    return f"{os.sep}torch{os.sep}" in file or file.startswith(f"torch{os.sep}")
+
+
+def _is_wrapper(func: str) -> bool:
+    name = func.rsplit(".", 1)[-1]
+    return name in _WRAPPERS or (name.startswith("_") and not name.startswith("__"))
