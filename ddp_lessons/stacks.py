@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ from pathlib import Path
 from typing import Iterable
 
 import psutil
+
+from ddp_lessons.rank_output import shorten_paths
 
 HOOKS_DIR = Path(__file__).parent / "rank_hooks"
 """Put first on the ranks' PYTHONPATH: its sitecustomize registers the faulthandler fallback."""
@@ -62,6 +65,14 @@ class Capture:
     tool: str | None
     note: str = ""
     seconds: float = 0.0
+
+
+def take(result, agent_pids: Iterable[int], script: str | os.PathLike) -> None:
+    """Before a timeout's kill: fill `result` (a `launch.RunResult`) with each rank's stack and where."""
+    got = capture(rank_pids(agent_pids), result.run_dir)
+    result.stacks = {rank: shorten_paths(text) for rank, text in got.stacks.items()}
+    result.where = {rank: where(text, script) for rank, text in got.stacks.items()}
+    result.stack_tool, result.stack_note, result.stack_seconds = got.tool, got.note, got.seconds
 
 
 def find_py_spy() -> str | None:
@@ -208,15 +219,21 @@ def where(text: str, script: str | os.PathLike, cwd: str | os.PathLike | None = 
     return f"in {calls[0]}() {here}" if calls else here
 
 
-def shorten(text: str, cwd: str | os.PathLike | None = None) -> str:
-    """`text` with the working directory, site-packages and stdlib prefixes cut from its paths."""
-    prefixes = {str(Path(cwd or os.getcwd())) + os.sep}
-    for key in ("purelib", "platlib", "stdlib", "platstdlib"):
-        prefixes.add(sysconfig.get_path(key) + os.sep)
-    text = re.sub(r"[^\s\"(]*/(site|dist)-packages/", "", text)
-    for prefix in sorted(prefixes, key=len, reverse=True):
-        text = text.replace(prefix, "")
-    return text
+def check(tool: str | None = None, seconds: float = CAPTURE_SECONDS) -> Capture:
+    """Capture the stack of a sleeping Python started like a rank: does stack capture work here?"""
+    with tempfile.TemporaryDirectory(prefix="ddp-stacks-") as run_dir:
+        env = {**os.environ, "RANK": "0", "TORCHELASTIC_RUN_ID": "check", "DDP_LESSONS_RUN_DIR": run_dir,
+               "PYTHONPATH": os.pathsep.join(p for p in (str(HOOKS_DIR), os.environ.get("PYTHONPATH")) if p)}
+        env.pop("DDP_LESSONS_HOOKED", None)
+        child = subprocess.Popen([sys.executable, "-c", "import time; print('ready', flush=True); "
+                                  "time.sleep(60)"], env=env, stdout=subprocess.PIPE, text=True)
+        try:
+            child.stdout.readline()
+            return capture({0: child.pid}, run_dir, tool, seconds)
+        finally:
+            child.kill()
+            child.wait()
+            child.stdout.close()
 
 
 def _resolve(path: str | os.PathLike, cwd: Path) -> Path:
