@@ -1,13 +1,12 @@
 """The launcher: happy path, a failing rank, a hang, and bad inputs."""
 import subprocess
-import threading
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from ddp_lessons import launch, processes, rank_output, records, stacks
+from ddp_lessons import launch, processes, records, stacks
 
 SCRIPTS = Path(__file__).parent / "scripts"
 
@@ -172,24 +171,6 @@ def test_simulated_nodes_get_their_own_gpus_when_there_are_enough(monkeypatch):
     assert launch._split_gpus(nproc=4, nnodes=1) is None  # one node sees every GPU
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5")
     assert launch._split_gpus(nproc=1, nnodes=2) == ["3", "5"]
-
-
-def test_a_line_split_by_another_ranks_line_is_put_back_together(capsys):
-    """torchrun's tee can emit half of rank 0's line, then rank 1's line, then the rest."""
-    mark = launch.RANK_MARK.replace("${rank}", "{}")
-    stream = [f"{mark.format(0)}loss 0.2{mark.format(1)}loss 0.3\n",
-              f"{mark.format(0)}5 at step 7\n",
-              "W1129 19:23:18.429000 3811 torch/distributed/elastic/... closing signal\n",
-              f"{mark.format(1)}[rank1]: ValueError: boom\n",
-              f"{mark.format(0)}unfinished"]
-    result = launch.RunResult(command=[], nproc=2, run_dir=Path("."))
-    rank_output.pump(iter(stream), result, threading.Lock(), echo=True)
-    assert result.rank_lines == {0: ["loss 0.25 at step 7", "unfinished"],
-                                 1: ["loss 0.3", "ValueError: boom"]}
-    assert result.launcher_lines == [stream[2].rstrip("\n")]
-    printed = capsys.readouterr().out.splitlines()
-    assert printed == ["[rank 1] loss 0.3", "[rank 0] loss 0.25 at step 7", "[rank 1] ValueError: boom",
-                       "[rank 0] unfinished"]
 
 
 def test_print_sorted_groups_lines_by_rank_whatever_order_they_arrived_in(capsys):
