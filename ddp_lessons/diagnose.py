@@ -191,7 +191,7 @@ def timeout_message(result, timeout: float) -> str:
     if result.stack_tool:
         parts.append(f"where each rank was (Python stacks taken with {result.stack_tool}; "
                      "full stacks: err.result.stacks[rank]):")
-        parts += [f"rank {rank}: {result.where.get(rank, 'no stack captured')}"
+        parts += [f"rank {rank}: {result.where.get(rank, 'no stack (no live process of this rank)')}"
                   for rank in range(result.world_size)]
         if result.stack_note:
             parts.append(f"({result.stack_note})")

@@ -196,9 +196,11 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
             reader.start()
         _wait(agents, tree, start + timeout)
     except subprocess.TimeoutExpired:
-        stacks.take(result, [agent.pid for agent in agents], script)
-        _kill(agents, tree)
-        _finish(result, agents, readers, tree, start)
+        try:  # where is each rank stuck? (ask before the kill; even a stop press must not skip it)
+            stacks.take(result, [agent.pid for agent in agents], script)
+        finally:
+            _kill(agents, tree)
+            _finish(result, agents, readers, tree, start)
         raise RunTimeoutError(diagnose.timeout_message(result, timeout), result) from None
     except BaseException:  # KeyboardInterrupt from Jupyter's stop button, or anything else
         _kill(agents, tree)

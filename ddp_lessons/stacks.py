@@ -69,7 +69,10 @@ class Capture:
 
 def take(result, agent_pids: Iterable[int], script: str | os.PathLike) -> None:
     """Before a timeout's kill: fill `result` (a `launch.RunResult`) with each rank's stack and where."""
-    got = capture(rank_pids(agent_pids), result.run_dir)
+    try:
+        got = capture(rank_pids(agent_pids), result.run_dir)
+    except Exception as exc:  # a diagnosis must never hide the timeout itself
+        got = Capture({}, None, f"stack capture failed: {exc!r}")
     result.stacks = {rank: shorten_paths(text) for rank, text in got.stacks.items()}
     result.where = {rank: where(text, script) for rank, text in got.stacks.items()}
     result.stack_tool, result.stack_note, result.stack_seconds = got.tool, got.note, got.seconds
@@ -150,6 +153,8 @@ def _py_spy(binary: str, pid: int, timeout: float) -> tuple[bool, str]:
 def _faulthandler(pids: dict[int, int], folder: Path, seconds: float) -> tuple[dict[int, str], str]:
     """Signal every rank to dump its stacks into its file; collect what they wrote within `seconds`."""
     sizes, missing = {}, []
+    if not hasattr(signal, "SIGUSR1"):
+        return {}, "the faulthandler fallback needs SIGUSR1, which this system lacks"
     for rank, pid in pids.items():
         path = folder / f"rank{rank}.stack.txt"
         if not path.is_file():  # no handler registered: SIGUSR1 would simply kill the rank

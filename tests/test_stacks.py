@@ -65,11 +65,14 @@ def test_no_rank_to_capture_says_why(tmp_path):
     assert got.tool is None and got.stacks == {} and "no live rank" in got.note
 
 
+SLEEPY = "at sleepy.py:3: print('ready', flush=True); time.sleep(60)  # one line: no race"
+
+
 @pytest.fixture
 def sleeping_ranks(tmp_path):
     """Two Python processes started like launched ranks (with the launcher's hooks), asleep."""
     script = tmp_path / "sleepy.py"
-    script.write_text("import time\nprint('ready', flush=True)\ntime.sleep(60)\n")
+    script.write_text("import time\n\nprint('ready', flush=True); time.sleep(60)  # one line: no race\n")
     children = {}
     for rank in (0, 1):
         env = {**os.environ, "RANK": str(rank), "TORCHELASTIC_RUN_ID": "t",
@@ -95,7 +98,7 @@ def test_capture_takes_every_ranks_stack_in_parallel_within_the_budget(sleeping_
     assert sorted(got.stacks) == [0, 1]
     assert got.seconds <= stacks.CAPTURE_SECONDS
     for text in got.stacks.values():
-        assert stacks.where(text, script, cwd=tmp_path) == "at sleepy.py:3: time.sleep(60)"
+        assert stacks.where(text, script, cwd=tmp_path) == SLEEPY
 
 
 def test_refused_py_spy_falls_back_to_faulthandler(sleeping_ranks, tmp_path, monkeypatch):
@@ -108,7 +111,7 @@ def test_refused_py_spy_falls_back_to_faulthandler(sleeping_ranks, tmp_path, mon
     got = stacks.capture(pids, tmp_path)
     assert got.tool == "faulthandler"
     assert "Operation not permitted" in got.note
-    assert stacks.where(got.stacks[1], script, cwd=tmp_path) == "at sleepy.py:3: time.sleep(60)"
+    assert stacks.where(got.stacks[1], script, cwd=tmp_path) == SLEEPY
 
 
 def test_check_reports_a_working_tool_on_this_machine():
