@@ -122,10 +122,10 @@ def capture(pids: dict[int, int], run_dir: str | os.PathLike, tool: str | None =
                 dumps = dict(zip(pids, pool.map(lambda pid: _py_spy(binary, pid, seconds * 0.5),
                                                 pids.values())))
             stacks = {r: text for r, (ok, text) in dumps.items() if ok}
-            if stacks and (len(stacks) == len(pids) or tool == "py-spy"):
-                return Capture(stacks, "py-spy", "", time.perf_counter() - start)
-            note = "py-spy could not read the ranks: " + "; ".join(
+            note = "" if len(stacks) == len(pids) else "py-spy could not read the ranks: " + "; ".join(
                 sorted({text for ok, text in dumps.values() if not ok}))[:300]
+            if stacks and (len(stacks) == len(pids) or tool == "py-spy"):
+                return Capture(stacks, "py-spy", note, time.perf_counter() - start)
         if tool == "py-spy":
             return Capture({}, None, note, time.perf_counter() - start)
     left = max(0.5, seconds - (time.perf_counter() - start))
@@ -218,6 +218,7 @@ def where(text: str, script: str | os.PathLike, cwd: str | os.PathLike | None = 
         frame = main[0]
         return f"in {frame.func}() at {_show(frame.file, cwd)}:{frame.line} (not in {_show(script, cwd)})"
     user = main[mine[0]]
+    linecache.checkcache(str(script))  # a lesson may have rewritten the script since
     source = linecache.getline(str(script), user.line).strip()
     here = f"at {_show(script, cwd)}:{user.line}" + (f": {source}" if source else "")
     calls = [f.func for f in reversed(main[:mine[0]]) if _is_torch(f.file) and not _is_wrapper(f.func)]

@@ -142,3 +142,14 @@ def test_rank_hook_does_nothing_outside_a_launched_rank(tmp_path):
     env.update(DDP_LESSONS_RUN_DIR=str(tmp_path), PYTHONPATH=str(stacks.HOOKS_DIR))
     subprocess.run([sys.executable, "-c", "raise SystemExit(0)"], env=env, check=True, timeout=60)
     assert not (tmp_path / "diagnose").exists()
+
+
+def test_where_reads_the_script_as_it_is_now_not_a_cached_copy(tmp_path):
+    script = tmp_path / "hang.py"
+    dump = f'Thread 0x1 (most recent call first):\n  File "{script}", line 1 in <module>\n'
+    script.write_text("dist.barrier()\n")
+    assert stacks.where(dump, script, cwd=tmp_path) == "at hang.py:1: dist.barrier()"
+    time.sleep(0.01)
+    script.write_text("dist.all_reduce(t)  # the fixed script, rewritten by %%writefile\n")
+    assert stacks.where(dump, script, cwd=tmp_path).endswith(": dist.all_reduce(t)  # the fixed "
+                                                            "script, rewritten by %%writefile")
