@@ -199,7 +199,8 @@ def where(text: str, script: str | os.PathLike, cwd: str | os.PathLike | None = 
     """One line saying where a rank is: the innermost line of `script` it runs, and the torch call.
 
     E.g. ``in barrier() at scripts/10_x.py:14: dist.barrier()``; ``at scripts/10_x.py:9:
-    time.sleep(60)`` when the line calls no Python code of torch.
+    time.sleep(60)`` when the line calls no Python code of torch. The torch function is named as
+    faulthandler names it (``backward``, where py-spy says ``Tensor.backward``), whichever tool ran.
     """
     cwd = Path(cwd or os.getcwd())
     script = _resolve(script, cwd)
@@ -221,7 +222,8 @@ def where(text: str, script: str | os.PathLike, cwd: str | os.PathLike | None = 
     linecache.checkcache(str(script))  # a lesson may have rewritten the script since
     source = linecache.getline(str(script), user.line).strip()
     here = f"at {_show(script, cwd)}:{user.line}" + (f": {source}" if source else "")
-    calls = [f.func for f in reversed(main[:mine[0]]) if _is_torch(f.file) and not _is_wrapper(f.func)]
+    calls = [f.func.rsplit(".", 1)[-1] for f in reversed(main[:mine[0]])  # the same for both tools
+             if _is_torch(f.file) and not _is_wrapper(f.func)]
     return f"in {calls[0]}() {here}" if calls else here
 
 

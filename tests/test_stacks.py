@@ -17,9 +17,9 @@ DATA = Path(__file__).parent / "data" / "stacks"  # dumps of scripts/10_uneven.p
 def test_where_names_the_scripts_line_and_the_torch_call_it_waits_in(tool):
     rank0 = (DATA / f"{tool}_uneven_rank0.txt").read_text()
     rank1 = (DATA / f"{tool}_uneven_rank1.txt").read_text()
-    backward = "Tensor.backward" if tool == "py-spy" else "backward"  # py-spy shows qualified names
+    assert "Tensor.backward" in rank0 or tool == "faulthandler"  # py-spy's name; one line for both
     assert stacks.where(rank0, "scripts/10_uneven.py", cwd=DATA) == \
-        f"in {backward}() at scripts/10_uneven.py:11: loss.backward()"
+        "in backward() at scripts/10_uneven.py:11: loss.backward()"
     assert stacks.where(rank1, "scripts/10_uneven.py", cwd=DATA) == \
         "in barrier() at scripts/10_uneven.py:13: dist.barrier()"  # not its logging wrapper
 
