@@ -125,20 +125,22 @@ def attribute(result) -> list[RankFailure]:
                               time=record["time"] if record else None)
         _classify(failure, stopped_by_torchrun=pid in stopped)
         failures.append(failure)
-    root = [f for f in failures if f.is_root_cause]
+    failures.sort(key=lambda f: (_ORDER[f.kind], f.time if f.kind == "raised" and f.time else 0.0,
+                                 f.rank))
     for f in failures:  # name the rank whose failure this one follows from
-        if not f.is_root_cause and root:
-            f.cause += f" after rank {root[0].rank} failed" if f.kind == "stopped" else \
-                f" - a consequence of rank {root[0].rank}'s failure"
-    return sorted(failures, key=lambda f: (_ORDER[f.kind], f.time if f.kind == "raised" and f.time
-                                           else 0.0, f.rank))
+        if not f.is_root_cause and failures[0].is_root_cause:
+            f.cause += f" after rank {failures[0].rank} failed" if f.kind == "stopped" else \
+                f" - a consequence of rank {failures[0].rank}'s failure"
+    return failures
 
 
 def _classify(failure: RankFailure, stopped_by_torchrun: bool) -> None:
     code, error = failure.exitcode, failure.error
     peer_lost = error is not None and any(words in error for words in PEER_LOST)
     if error is not None and not peer_lost:
-        failure.kind, failure.cause = "raised", f"failed: {error}"
+        lines = error.strip().splitlines() or [error]
+        failure.kind = "raised"
+        failure.cause = f"failed: {lines[0]}" + (" ..." if len(lines) > 1 else "")
     elif code is not None and code < 0 and not stopped_by_torchrun:
         name = _signal_name(-code)
         meaning = SIGNAL_MEANING.get(name)

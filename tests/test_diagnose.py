@@ -122,3 +122,16 @@ def test_injected_fault_names_the_faulty_rank_first(tmp_path, fault, where, npro
         assert "Traceback" in message and "cannot read shard 7" in message
     if fault == "sigsegv":  # the rank's hooks print its Python stack when native code crashes
         assert "inject_fault.py" in error.result.output(faulty)
+
+
+def test_a_multi_line_error_gives_a_one_line_cause_and_the_root_is_the_earliest_raise(tmp_path):
+    result = launch.RunResult(command=[], nproc=2, run_dir=tmp_path, returncode=1)
+    write_error_record(tmp_path, 1, "RuntimeError", "Expected to have finished reduction in the "
+                       "prior iteration\nParameter indices which did not receive grad: 2", when=5.0)
+    write_error_record(tmp_path, 0, "RuntimeError", "Expected to have finished reduction\n...",
+                       when=5.1)
+    failures = diagnose.attribute(result)
+    assert [f.rank for f in failures] == [1, 0]
+    assert failures[0].cause == ("failed: RuntimeError: Expected to have finished reduction in the "
+                                 "prior iteration ...")
+    assert "Parameter indices" in failures[0].error
