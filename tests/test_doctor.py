@@ -36,3 +36,55 @@ def test_failed_smoke_test_is_reported_as_failed():
                        "reason": "no GPU"},
             "smoke_test": {"passed": False, "error": "rank 1 failed"}}
     assert "smoke test: FAILED\nrank 1 failed" in doctor.format_report(info)
+
+
+@pytest.fixture
+def fake_gpus(monkeypatch):
+    """Pretend this machine has N GPUs (a CUDA build of torch); record the smoke tests' rank counts."""
+    launched = []
+
+    def make(count):
+        monkeypatch.setattr(backend, "gpu_count", lambda: count)
+        monkeypatch.setattr(doctor.torch.cuda, "get_device_name", lambda i: f"Fake GPU {i}")
+        monkeypatch.setattr(doctor.torch.version, "cuda", "13.0")
+        monkeypatch.setattr(doctor, "_smoke", lambda nproc, timeout: launched.append(nproc) or {
+            "passed": True, "seconds": 1.0, "backend": backend.choose(0, nproc).backend, "sums": []})
+        return launched
+    return make
+
+
+@pytest.mark.parametrize("gpus, smoke_ranks, per_gpu_backend", [
+    (1, [2, 1], "nccl"),      # 2 ranks share the GPU (gloo); 1 rank on it checks nccl
+    (2, [2], "nccl"),         # the 2-rank test already is one rank per GPU
+    (4, [2, 4], "nccl"),      # catches NCCL P2P or /dev/shm trouble that 2 ranks may not
+    (8, [2, 8], "nccl"),
+])
+def test_doctor_smoke_tests_one_rank_per_visible_gpu(fake_gpus, gpus, smoke_ranks, per_gpu_backend):
+    launched = fake_gpus(gpus)
+    info = doctor.report(nproc=2)
+    assert launched == smoke_ranks
+    assert info["one_rank_per_gpu"]["backend"] == per_gpu_backend
+    assert info["chosen"]["backend"] == ("gloo" if gpus == 1 else "nccl")
+    text = doctor.format_report(info)
+    assert f"course choice for one rank per GPU ({gpus} local ranks): nccl" in text
+    assert ("smoke test, one rank per GPU: PASSED" in text) == (gpus != 2)
+
+
+def test_cuda_build_without_a_visible_gpu_gets_a_hint(fake_gpus, monkeypatch):
+    fake_gpus(0)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    text = doctor.format_report(doctor.report(nproc=2, smoke=False))
+    assert "GPU hint: this torch is a CUDA 13.0 build but sees no GPU" in text and "--gpus all" in text
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert "CUDA_VISIBLE_DEVICES='' hides every GPU" in doctor.format_report(doctor.report(smoke=False))
+    monkeypatch.setattr(doctor.torch.version, "cuda", None)  # a CPU build: nothing to hint
+    assert "GPU hint" not in doctor.format_report(doctor.report(smoke=False))
+
+
+def test_a_failing_per_gpu_smoke_test_fails_the_doctor(fake_gpus, monkeypatch, capsys):
+    fake_gpus(4)
+    monkeypatch.setattr(doctor, "_smoke", lambda nproc, timeout: {"passed": nproc == 2, "seconds": 1.0,
+                                                                  "backend": "nccl", "error": "NCCL error"})
+    args = type("Args", (), {"nproc": 2, "no_smoke": False, "json": False})()
+    assert doctor.run(args) == 1
+    assert "smoke test, one rank per GPU: FAILED" in capsys.readouterr().out
