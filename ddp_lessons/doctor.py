@@ -113,6 +113,24 @@ def format_report(info: dict[str, Any]) -> str:
     return "\n".join(lines + _format_gpu_details(info))
 
 
+def pin_problems(constraints: str, installed=None) -> list[str]:
+    """Why this environment differs from a pip constraints file (`make test` refuses to run then)."""
+    from importlib import metadata
+    installed = installed or metadata.version
+    problems = []
+    for line in open(constraints).read().splitlines():
+        name, sep, wanted = line.split("#", 1)[0].strip().partition("==")
+        if not sep:
+            continue
+        try:
+            have = installed(name.strip())
+        except metadata.PackageNotFoundError:
+            have = None
+        if have is None or have.split("+", 1)[0] != wanted.strip():
+            problems.append(f"{name.strip()} {have or 'missing'} installed, {constraints} pins {wanted.strip()}")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ddp_lessons doctor", description=__doc__)
     add_arguments(parser)
@@ -123,9 +141,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--nproc", type=int, default=2, help="ranks for the smoke test (default 2)")
     parser.add_argument("--no-smoke", action="store_true", help="skip the torchrun smoke test")
+    parser.add_argument("--check-pins", metavar="CONSTRAINTS",
+                        help="only check the installed packages against a constraints file (make test)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "check_pins", None):
+        problems = pin_problems(args.check_pins)
+        for problem in problems:
+            print(f"{problem}: this environment is not the pinned test environment; remove it "
+                  "(rm -rf .venv) and run make test again, which reinstalls the pinned versions")
+        return 1 if problems else 0
     info = report(nproc=args.nproc, smoke=not args.no_smoke)
     print(json.dumps(info, indent=2) if args.json else format_report(info))
     smokes = [info.get("smoke_test"), info.get("smoke_test_per_gpu")]

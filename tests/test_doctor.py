@@ -1,7 +1,9 @@
 """`python -m ddp_lessons doctor` on this machine."""
 import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -88,3 +90,25 @@ def test_a_failing_per_gpu_smoke_test_fails_the_doctor(fake_gpus, monkeypatch, c
     args = type("Args", (), {"nproc": 2, "no_smoke": False, "json": False})()
     assert doctor.run(args) == 1
     assert "smoke test, one rank per GPU: FAILED" in capsys.readouterr().out
+
+
+def test_pin_check_refuses_an_environment_with_another_torch(tmp_path):
+    pins = tmp_path / "constraints.txt"
+    pins.write_text("# pinned for make test\ntorch==2.13.0\nnumpy==2.1.0  # a comment\n")
+    versions = {"torch": "2.13.0+cpu", "numpy": "2.1.0"}
+    assert doctor.pin_problems(str(pins), versions.get) == []  # a local build tag is the same release
+    versions["torch"] = "2.11.0+cu130"  # e.g. a .venv that `make lab` filled with the VM's CUDA torch
+    assert doctor.pin_problems(str(pins), versions.get) == [
+        f"torch 2.11.0+cu130 installed, {pins} pins 2.13.0"]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_test_hides_gpus_and_checks_the_pins():
+    """On a GPU VM `make test` must take the same CPU paths as CI; `make test-gpu` takes the GPU ones."""
+    root = Path(__file__).parents[1]
+    dry = subprocess.run(["make", "-n", "test", "test-gpu"], cwd=root, capture_output=True, text=True,
+                         timeout=60).stdout.splitlines()
+    pytest_lines = [line for line in dry if "-m pytest" in line]
+    assert pytest_lines[0].startswith('CUDA_VISIBLE_DEVICES="" ') and "notebooks solutions" in pytest_lines[0]
+    assert "CUDA_VISIBLE_DEVICES" not in pytest_lines[1] and "06_gradient_sync" in pytest_lines[1]
+    assert any("doctor --check-pins constraints-ci.txt" in line for line in dry)
