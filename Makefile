@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 TEST_CONSTRAINTS := constraints-ci.txt
 NBVAL := --nbval-lax --nbval-current-env --nbval-cell-timeout=300 --nbval-sanitize-with=tests/nbval_sanitize.cfg
 
-.PHONY: lab test test-fast course exercises doctor clean
+.PHONY: lab test test-gpu test-fast course exercises doctor clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,9 +23,20 @@ LAB_ARGS := --notebook-dir=notebooks --ServerApp.ip=127.0.0.1 $(if $(filter 0,$(
 lab: setup
 	$(PY) -m jupyter lab $(LAB_ARGS)
 
+# The same CPU run on any machine: GPUs hidden (a GPU VM's CUDA torch then takes the CPU paths), and
+# a .venv whose packages differ from the pins (e.g. a custom torch for `make lab`) is refused.
 test:
 	$(MAKE) setup PIP_CONSTRAINTS="-c $(TEST_CONSTRAINTS)"
-	$(PY) -m pytest -p no:cacheprovider $(NBVAL) tests notebooks solutions
+	$(PY) -m ddp_lessons doctor --check-pins $(TEST_CONSTRAINTS)
+	CUDA_VISIBLE_DEVICES="" $(PY) -m pytest -p no:cacheprovider $(NBVAL) tests notebooks solutions
+
+# The GPU paths on purpose, on the GPUs this machine shows: the lessons with GPU cells, the doctor's
+# smoke tests, and the unit tests of what decides backends and devices.
+GPU_LESSONS := notebooks/01_why_ddp.ipynb notebooks/03_devices.ipynb notebooks/06_gradient_sync.ipynb \
+	notebooks/09_scaling.ipynb
+test-gpu: setup
+	$(PY) -m ddp_lessons doctor
+	$(PY) -m pytest -p no:cacheprovider $(NBVAL) tests/test_backend.py tests/test_timing.py $(GPU_LESSONS)
 
 # Unit tests only: no torchrun launches, no notebooks (seconds).
 test-fast: setup

@@ -6,7 +6,8 @@ The rule the course teaches:
 * **gloo** otherwise: on CPU, or when several ranks share one GPU (NCCL refuses two ranks on one
   device with "Duplicate GPU detected");
 * on CPU, each rank uses ``max(1, cores // local_world_size)`` threads, so ranks never
-  oversubscribe the cores.
+  oversubscribe the cores (the launcher's own number when it sets ``DDP_LESSONS_THREADS``: with
+  simulated nodes, more ranks share the machine than one node's LOCAL_WORLD_SIZE).
 
 Training scripts still call ``torch.cuda.set_device``, ``dist.init_process_group`` and ``DDP``
 themselves; this module only makes the decision and says why.
@@ -22,6 +23,10 @@ import torch
 BACKENDS = ("gloo", "nccl")
 BACKEND_ENV = "DDP_LESSONS_BACKEND"
 """Set (by the launcher's ``backend=`` argument) to force a backend instead of choosing one."""
+BACKEND_REASON_ENV = "DDP_LESSONS_BACKEND_REASON"
+"""Set by the launcher when it, not the student, forced the backend: why (e.g. simulated nodes)."""
+THREADS_ENV = "DDP_LESSONS_THREADS"
+"""Set by the launcher: the threads per rank it planned for every rank on this machine."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,11 @@ class Choice:
     device: torch.device
     threads: int
     reason: str
+
+    @property
+    def device_id(self) -> torch.device | None:
+        """What to pass as ``init_process_group(device_id=...)``: the GPU under nccl, else None."""
+        return self.device if self.backend == "nccl" else None
 
     def describe(self) -> str:
         """One line for the rank to print, e.g. ``gloo on cpu, 1 thread(s): no GPU on this machine``."""
@@ -66,7 +76,8 @@ def choose(local_rank: int | None = None, local_world_size: int | None = None,
     gpus = gpu_count() if gpus is None else gpus
     if forced is None:
         forced = os.environ.get(BACKEND_ENV) or None
-    threads = threads_per_rank(local_world_size, cores)
+    planned = os.environ.get(THREADS_ENV) if cores is None else None
+    threads = int(planned) if planned else threads_per_rank(local_world_size, cores)
 
     if forced not in (None, *BACKENDS):
         raise ValueError(f"{BACKEND_ENV}={forced!r}: choose one of {BACKENDS}")
@@ -78,7 +89,8 @@ def choose(local_rank: int | None = None, local_world_size: int | None = None,
         return Choice("gloo", torch.device("cpu"), threads, "no GPU on this machine: gloo on CPU")
     if forced == "gloo":
         device = torch.device("cuda", local_rank % gpus)
-        return Choice("gloo", device, threads, "gloo asked for explicitly")
+        why = os.environ.get(BACKEND_REASON_ENV) or "gloo asked for explicitly"
+        return Choice("gloo", device, threads, why)
     if gpus >= local_world_size:
         return Choice("nccl", torch.device("cuda", local_rank), threads,
                       f"each of {local_world_size} local rank(s) has its own GPU ({gpus} visible)")

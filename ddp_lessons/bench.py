@@ -89,6 +89,12 @@ def default_world_sizes(limit: int) -> list[int]:
     return sizes + [limit] if limit > 1 else sizes
 
 
+def world_sizes_for(devices: int, max_world: int | None = None) -> list[int]:
+    """World sizes lesson 9 and the bench measure with `devices` GPUs (or cores): 1, 2, 4, ... up to
+    them, and [1, 2] with one device (two ranks share it) so multi-rank experiments still run."""
+    return default_world_sizes(min(max(devices, 2), max_world or devices + 2))
+
+
 def plan(settings: Settings, world: int, cores: int | None = None) -> list[dict[str, Any]]:
     """The measurements every rank of a `world`-rank launch runs, in order."""
     cores = cores or backend.cpu_cores()
@@ -237,7 +243,7 @@ def run_bench(settings: Settings, label: str = "", notes: str = "",
 
     label: the short name plots give these curves (default "this machine"); notes: free text kept.
     """
-    sizes = settings.world_sizes or default_world_sizes(devices_available(settings.device))
+    sizes = settings.world_sizes or world_sizes_for(devices_available(settings.device))
     rows, runs = [], []
     for world in sizes:
         world_rows, run = run_world(settings, world, echo)
@@ -259,6 +265,25 @@ def select(result: dict[str, Any], experiment: str, sync: str = "every") -> list
     """The rows of one experiment and sync mode, by world size."""
     rows = [r for r in result["rows"] if r["experiment"] == experiment and r["sync"] == sync]
     return sorted(rows, key=lambda r: r["world_size"])
+
+
+def oversubscription(result: dict[str, Any], experiment: str = "cnn/weak") -> dict[str, Any] | None:
+    """At the largest world size: `experiment`'s row, its oversubscribed twin, the slowdown, and
+    whether a slowdown is expected (`meaningful`: ranks computed on the CPU and the twin ran more
+    threads than cores ÷ ranks; on GPUs the threads barely matter); None if not measured (lesson 9)."""
+    over_rows = select(result, f"{experiment}/oversubscribed")
+    if not over_rows:
+        return None
+    over = over_rows[-1]
+    right = next(r for r in select(result, experiment) if r["world_size"] == over["world_size"])
+    device = next(run["device"] for run in result["runs"] if run["world_size"] == over["world_size"])
+    more_threads = (over["threads_per_rank"] or 0) > (right["threads_per_rank"] or 0)
+    why = ("ranks computed on the CPU with more threads than cores" if device == "cpu" and more_threads
+           else f"ranks computed on {device}: their CPU threads only feed the GPU" if device != "cpu"
+           else "every rank already had all the cores' threads: nothing to oversubscribe")
+    return {"world_size": over["world_size"], "device": device, "right": right, "over": over,
+            "slowdown": over["step_s"]["median"] / right["step_s"]["median"],
+            "meaningful": device == "cpu" and more_threads, "why": why}
 
 
 def save(result: dict[str, Any], path: str | Path) -> Path:
@@ -342,8 +367,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     settings = Settings(**{k: tuple(v) if isinstance(v, list) and k != "world_sizes" else v
                            for k, v in vars(args).items() if k in fields})
     if settings.world_sizes is None and args.max_world:
-        settings.world_sizes = default_world_sizes(min(args.max_world,
-                                                       devices_available(settings.device)))
+        settings.world_sizes = world_sizes_for(devices_available(settings.device), args.max_world)
     return settings
 
 

@@ -1,9 +1,11 @@
-"""`python -m ddp_lessons doctor`: what this machine offers the course, plus a 2-rank smoke test."""
+"""`python -m ddp_lessons doctor`: what this machine offers the course, plus a 2-rank smoke test
+(and one at one rank per GPU where that differs)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import tempfile
@@ -37,9 +39,44 @@ def report(nproc: int = 2, timeout: float = 60.0, smoke: bool = True) -> dict[st
     }
     capture = stacks.check()
     info["stack_capture"] = {"tool": capture.tool, "note": capture.note}
+    info.update(gpu_details(gpus))
     if smoke:
         info["smoke_test"] = _smoke(nproc, timeout)
+        if info.get("one_rank_per_gpu") and gpus != nproc:
+            info["smoke_test_per_gpu"] = _smoke(gpus, timeout)
     return info
+
+
+def gpu_details(gpus: int) -> dict[str, Any]:
+    """What the report adds about GPUs: the choice with one rank per GPU, or why none is visible."""
+    if gpus:
+        choice = backend.choose(local_rank=0, local_world_size=gpus)
+        return {"one_rank_per_gpu": {"nproc": gpus, "backend": choice.backend, "device": str(choice.device),
+                                     "threads_per_rank": choice.threads, "reason": choice.reason}}
+    if not torch.version.cuda:
+        return {}
+    hidden = os.environ.get("CUDA_VISIBLE_DEVICES")
+    hint = (f"CUDA_VISIBLE_DEVICES={hidden!r} hides every GPU; unset it" if hidden is not None and not hidden.strip()
+            else "check `nvidia-smi` and the NVIDIA driver; in a container, start it with GPU access "
+                 "(docker run --gpus all, with the NVIDIA container toolkit); check CUDA_VISIBLE_DEVICES")
+    return {"gpu_hint": f"this torch is a CUDA {torch.version.cuda} build but sees no GPU: {hint}"}
+
+
+def _format_gpu_details(info: dict[str, Any]) -> list[str]:
+    """Report lines for `gpu_details` and the one-rank-per-GPU smoke test."""
+    lines = [f"GPU hint: {info['gpu_hint']}"] if info.get("gpu_hint") else []
+    per_gpu = info.get("one_rank_per_gpu")
+    if per_gpu:
+        devices = "cuda:0" + (f"..{per_gpu['nproc'] - 1}" if per_gpu["nproc"] > 1 else "")
+        lines.append(f"course choice for one rank per GPU ({per_gpu['nproc']} local ranks): "
+                     f"{per_gpu['backend']} on {devices} ({per_gpu['reason']})")
+    smoke = info.get("smoke_test_per_gpu")
+    if smoke is not None:
+        lines.append(f"smoke test, one rank per GPU: PASSED ({per_gpu['nproc']}-rank all_reduce with "
+                     f"{smoke['backend']}, {smoke['seconds']} s)" if smoke["passed"] else
+                     f"smoke test, one rank per GPU: FAILED (NCCL peer-to-peer or a small /dev/shm are "
+                     f"common causes in containers: rerun with NCCL_DEBUG=INFO)\n{smoke.get('error', smoke)}")
+    return lines
 
 
 def _smoke(nproc: int, timeout: float) -> dict[str, Any]:
@@ -80,7 +117,25 @@ def format_report(info: dict[str, Any]) -> str:
                          f"{smoke['backend']}, {smoke['seconds']} s including torchrun start-up)")
         else:
             lines.append(f"smoke test: FAILED\n{smoke.get('error', smoke)}")
-    return "\n".join(lines)
+    return "\n".join(lines + _format_gpu_details(info))
+
+
+def pin_problems(constraints: str, installed=None) -> list[str]:
+    """Why this environment differs from a pip constraints file (`make test` refuses to run then)."""
+    from importlib import metadata
+    installed = installed or metadata.version
+    problems = []
+    for line in open(constraints).read().splitlines():
+        name, sep, wanted = line.split("#", 1)[0].strip().partition("==")
+        if not sep:
+            continue
+        try:
+            have = installed(name.strip())
+        except metadata.PackageNotFoundError:
+            have = None
+        if have is None or have.split("+", 1)[0] != wanted.strip():
+            problems.append(f"{name.strip()} {have or 'missing'} installed, {constraints} pins {wanted.strip()}")
+    return problems
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,13 +148,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--nproc", type=int, default=2, help="ranks for the smoke test (default 2)")
     parser.add_argument("--no-smoke", action="store_true", help="skip the torchrun smoke test")
+    parser.add_argument("--check-pins", metavar="CONSTRAINTS",
+                        help="only check the installed packages against a constraints file (make test)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "check_pins", None):
+        problems = pin_problems(args.check_pins)
+        for problem in problems:
+            print(f"{problem}: this environment is not the pinned test environment; remove it "
+                  "(rm -rf .venv) and run make test again, which reinstalls the pinned versions")
+        return 1 if problems else 0
     info = report(nproc=args.nproc, smoke=not args.no_smoke)
     print(json.dumps(info, indent=2) if args.json else format_report(info))
-    smoke = info.get("smoke_test")
-    return 0 if smoke is None or smoke["passed"] else 1
+    smokes = [info.get("smoke_test"), info.get("smoke_test_per_gpu")]
+    return 0 if all(smoke is None or smoke["passed"] for smoke in smokes) else 1
 
 
 if __name__ == "__main__":

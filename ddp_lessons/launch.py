@@ -160,12 +160,14 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
     run_dir.mkdir(parents=True, exist_ok=True)
     threads = threads_per_rank or _backend.threads_per_rank(nproc * nnodes)
     child_env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": str(threads),
-                 PREFIX_ENV: RANK_MARK, RUN_DIR_ENV: str(run_dir.resolve()), **(env or {})}
+                 PREFIX_ENV: RANK_MARK, RUN_DIR_ENV: str(run_dir.resolve()),
+                 _backend.THREADS_ENV: str(threads), **(env or {})}
     child_env["PYTHONPATH"] = os.pathsep.join(  # ranks record evidence: see rank_hooks/
         p for p in (str(stacks.HOOKS_DIR), child_env.get("PYTHONPATH")) if p)
     node_gpus = _split_gpus(nproc, nnodes)
     if nnodes > 1 and node_gpus is None and backend is None:
         backend = "gloo"  # too few GPUs for one per rank: simulated nodes share them via gloo
+        child_env[_backend.BACKEND_REASON_ENV] = f"simulated nodes share {_backend.gpu_count()} GPU(s)"
     if backend is not None:
         child_env[_backend.BACKEND_ENV] = backend
     endpoint = f"{LOCAL_ADDR}:{free_port()}" if nnodes > 1 else None

@@ -56,3 +56,65 @@ def test_bad_forced_backend_is_refused():
 def test_threads_never_oversubscribe(ranks, cores, threads):
     assert backend.threads_per_rank(ranks, cores) == threads
     assert ranks * threads <= max(cores, ranks)
+
+
+@pytest.mark.parametrize("gpus, ranks, device_id", [
+    (0, 2, None),                        # CPU: gloo has no device to bind
+    (1, 1, torch.device("cuda", 0)),     # 1 GPU, 1 rank: nccl on it
+    (1, 2, None),                        # 1 GPU shared by 2 ranks: gloo
+    (2, 2, torch.device("cuda", 1)),     # each rank its own GPU: nccl, bound to local rank 1's
+    (4, 4, torch.device("cuda", 1)),
+])
+def test_init_process_group_gets_a_device_id_only_under_nccl(gpus, ranks, device_id):
+    choice = backend.choose(local_rank=min(1, ranks - 1), local_world_size=ranks, gpus=gpus, forced=None)
+    assert choice.device_id == device_id
+    assert (choice.device_id is not None) == (choice.backend == "nccl")
+
+
+def test_every_course_script_passes_device_id_to_init_process_group():
+    """nccl's barrier() warns (and may guess the wrong GPU) in a group that was given no device."""
+    import json
+    import re
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    sources = {str(p.relative_to(root)): p.read_text() for p in (root / "ddp_lessons" / "scripts").glob("*.py")}
+    for folder in ("notebooks", "solutions"):
+        for nb in sorted((root / folder).glob("*.ipynb")):
+            for i, cell in enumerate(json.loads(nb.read_text())["cells"]):
+                if cell["cell_type"] == "code" and "".join(cell["source"]).startswith("%%writefile"):
+                    sources[f"{nb.relative_to(root)} cell {i}"] = "".join(cell["source"])
+    calls = {name: re.findall(r"dist\.init_process_group\((.*)\)", text) for name, text in sources.items()}
+    calls = {name: found for name, found in calls.items() if found}
+    assert len(calls) >= 10
+    missing = [name for name, found in calls.items() if any("device_id=" not in c for c in found)]
+    assert not missing, f"init_process_group without device_id= in {missing}"
+
+
+def test_launcher_threads_are_what_ranks_use(monkeypatch):
+    monkeypatch.setenv(backend.THREADS_ENV, "3")
+    assert backend.choose(local_rank=0, local_world_size=1, gpus=0, forced=None).threads == 3
+    assert backend.choose(local_rank=0, local_world_size=1, gpus=0, cores=8).threads == 8  # explicit
+    monkeypatch.delenv(backend.THREADS_ENV)
+    assert backend.choose(local_rank=0, local_world_size=2, gpus=0, cores=8).threads == 4
+
+
+def test_gloo_forced_by_the_launcher_says_why(monkeypatch):
+    monkeypatch.setenv(backend.BACKEND_REASON_ENV, "simulated nodes share 2 GPU(s)")
+    choice = backend.choose(local_rank=1, local_world_size=2, gpus=2, forced="gloo")
+    assert (choice.backend, choice.reason) == ("gloo", "simulated nodes share 2 GPU(s)")
+
+
+@pytest.mark.slow
+def test_simulated_nodes_on_one_gpu_report_the_launchers_threads_and_why_gloo(monkeypatch, tmp_path):
+    """2 nodes x 1 rank on a 1-GPU machine: the launcher forces gloo and plans cores // 2 threads."""
+    from ddp_lessons import launch, records
+    from pathlib import Path
+    monkeypatch.setattr(launch._backend, "gpu_count", lambda: 1)
+    monkeypatch.setattr(launch._backend, "cpu_cores", lambda: 4)
+    script = Path(__file__).parent / "scripts" / "choice_on_fake_gpus.py"
+    launch.run_torchrun(script, nproc=1, nnodes=2, env={"FAKE_GPUS": "1"}, run_dir=tmp_path,
+                        timeout=90, echo=False)
+    rows = records.load(tmp_path, "choice")
+    assert [(r["backend"], r["device"], r["local_world_size"]) for r in rows] == [("gloo", "cuda:0", 1)] * 2
+    assert all(r["threads"] == 2 for r in rows)  # 4 cores // 2 ranks, not 4 // LOCAL_WORLD_SIZE
+    assert all(r["reason"] == "simulated nodes share 1 GPU(s)" for r in rows)

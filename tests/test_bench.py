@@ -206,3 +206,59 @@ def test_allreduce_counts_follow_bucket_size_and_no_sync(tmp_path, monkeypatch):
                       # buckets close once they reach the cap, in the order gradients are ready
                       ("mlp/weak/bucket=0.001MB", "every"): 5, ("mlp/weak/bucket=0.25MB", "every"): 2,
                       ("mlp/weak/accumulate=4", "every"): 4, ("mlp/weak/accumulate=4", "last"): 1}
+
+
+@pytest.mark.parametrize("gpus, cores, sizes", [
+    (0, 1, [1, 2]),        # a 1-core CPU: two CPU ranks share the core
+    (0, 2, [1, 2]),
+    (1, 16, [1, 2]),       # one GPU: two ranks share it (gloo)
+    (2, 16, [1, 2]),
+    (4, 16, [1, 2, 4]),
+    (8, 16, [1, 2, 4, 8]),
+])
+def test_world_sizes_always_include_two_ranks(monkeypatch, gpus, cores, sizes):
+    """Lesson 9's first cell and `python -m ddp_lessons bench` plan the same world sizes."""
+    monkeypatch.setattr(bench.backend, "gpu_count", lambda: gpus)
+    monkeypatch.setattr(bench.backend, "cpu_cores", lambda: cores)
+    assert bench.world_sizes_for(bench.devices_available(), max_world=8) == sizes
+    planned = []
+    monkeypatch.setattr(bench, "run_world", lambda settings, world, echo: planned.append(world) or
+                        (_rows_at(world), {"world_size": world, "backend": "gloo", "device": "cpu"}))
+    monkeypatch.setattr(bench, "machine", lambda: {"gpus": [], "cpu_model": "x", "cpu_cores": cores,
+                                                   "torch": "2.13"})
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    bench.run_bench(bench.settings_from_args(parser.parse_args(["--max-world", "8"])))
+    assert planned == sizes
+    settings = bench.Settings(bucket_sweep=(0.25,), accumulate=4, oversubscribe=True)
+    names = {e["name"] for e in bench.plan(settings, max(sizes), cores)}
+    assert {"cnn/weak/oversubscribed", "mlp/weak/bucket=0.25MB", "mlp/weak/accumulate=4"} <= names
+
+
+def _rows_at(world, name="cnn/weak", seconds=0.1, threads=1):
+    return bench.rows_from_records([rank_record([seconds] * 3, name=name)] * world, world)
+
+
+def _oversubscription_result(device, right_threads, over_threads, right_s=0.1, over_s=0.2):
+    rows = _rows_at(1) + _rows_at(2, seconds=right_s) + _rows_at(2, "cnn/weak/oversubscribed", over_s)
+    for row in rows:
+        row["threads_per_rank"] = over_threads if "over" in row["experiment"] else right_threads
+    runs = [{"world_size": w, "device": device} for w in (1, 2)]
+    return {"rows": bench.add_speedup(rows), "runs": runs}
+
+
+@pytest.mark.parametrize("device, right, over, meaningful", [
+    ("cpu", 1, 2, True),        # 2 ranks x 1 thread vs 2 x 2 on 2 cores: the claim is tested
+    ("cpu", 1, 1, False),       # a 1-core CPU: "oversubscribed" is the same thread count
+    ("cuda:0", 8, 16, False),   # 2 ranks sharing 1 GPU: compute is on the GPU
+    ("cuda:1", 8, 16, False),   # 2 GPUs, nccl
+])
+def test_oversubscription_is_asserted_only_where_threads_matter(device, right, over, meaningful):
+    found = bench.oversubscription(_oversubscription_result(device, right, over))
+    assert found["meaningful"] is meaningful and found["world_size"] == 2
+    assert found["slowdown"] == pytest.approx(2.0)
+    assert found["device"] == device and found["why"]
+
+
+def test_oversubscription_not_measured_gives_none():
+    assert bench.oversubscription({"rows": _rows_at(1), "runs": []}) is None

@@ -60,3 +60,16 @@ def test_mean_check_after_a_failed_launch_says_the_launch_must_succeed_first():
     assert "run = launch.run_torchrun(" in first.source  # a failed launch leaves `run` undefined
     with fails_with("the launch in the check cell above must succeed first"):
         exec(second.source, {"checks": checks, "records": records})
+
+
+@pytest.mark.parametrize("gpus, nproc, says", [
+    (0, 2, "2 ranks joined with gloo, all on the CPU (each a process of its own)"),
+    (1, 2, "2 ranks joined with gloo, ranks 0, 1 share cuda:0"),
+    (2, 2, "2 ranks joined with nccl, each on its own device: cuda:0, cuda:1"),
+    (2, 3, "3 ranks joined with gloo, ranks 0, 2 share cuda:0; rank 1 on cuda:1"),
+    (4, 4, "4 ranks joined with nccl, each on its own device: cuda:0, cuda:1, cuda:2, cuda:3"),
+])
+def test_setup_check_says_which_ranks_share_a_device(monkeypatch, capsys, gpus, nproc, says):
+    monkeypatch.setattr(backend, "gpu_count", lambda: gpus)
+    checks.process_group_setup(setup_rows(nproc), nproc)
+    assert says in capsys.readouterr().out

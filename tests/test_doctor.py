@@ -1,7 +1,9 @@
 """`python -m ddp_lessons doctor` on this machine."""
 import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -45,3 +47,77 @@ def test_failed_smoke_test_is_reported_as_failed():
                        "reason": "no GPU"},
             "smoke_test": {"passed": False, "error": "rank 1 failed"}}
     assert "smoke test: FAILED\nrank 1 failed" in doctor.format_report(info)
+
+
+@pytest.fixture
+def fake_gpus(monkeypatch):
+    """Pretend this machine has N GPUs (a CUDA build of torch); record the smoke tests' rank counts."""
+    launched = []
+
+    def make(count):
+        monkeypatch.setattr(backend, "gpu_count", lambda: count)
+        monkeypatch.setattr(doctor.torch.cuda, "get_device_name", lambda i: f"Fake GPU {i}")
+        monkeypatch.setattr(doctor.torch.version, "cuda", "13.0")
+        monkeypatch.setattr(doctor, "_smoke", lambda nproc, timeout: launched.append(nproc) or {
+            "passed": True, "seconds": 1.0, "backend": backend.choose(0, nproc).backend, "sums": []})
+        return launched
+    return make
+
+
+@pytest.mark.parametrize("gpus, smoke_ranks, per_gpu_backend", [
+    (1, [2, 1], "nccl"),      # 2 ranks share the GPU (gloo); 1 rank on it checks nccl
+    (2, [2], "nccl"),         # the 2-rank test already is one rank per GPU
+    (4, [2, 4], "nccl"),      # catches NCCL P2P or /dev/shm trouble that 2 ranks may not
+    (8, [2, 8], "nccl"),
+])
+def test_doctor_smoke_tests_one_rank_per_visible_gpu(fake_gpus, gpus, smoke_ranks, per_gpu_backend):
+    launched = fake_gpus(gpus)
+    info = doctor.report(nproc=2)
+    assert launched == smoke_ranks
+    assert info["one_rank_per_gpu"]["backend"] == per_gpu_backend
+    assert info["chosen"]["backend"] == ("gloo" if gpus == 1 else "nccl")
+    text = doctor.format_report(info)
+    assert f"course choice for one rank per GPU ({gpus} local ranks): nccl" in text
+    assert ("smoke test, one rank per GPU: PASSED" in text) == (gpus != 2)
+
+
+def test_cuda_build_without_a_visible_gpu_gets_a_hint(fake_gpus, monkeypatch):
+    fake_gpus(0)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    text = doctor.format_report(doctor.report(nproc=2, smoke=False))
+    assert "GPU hint: this torch is a CUDA 13.0 build but sees no GPU" in text and "--gpus all" in text
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert "CUDA_VISIBLE_DEVICES='' hides every GPU" in doctor.format_report(doctor.report(smoke=False))
+    monkeypatch.setattr(doctor.torch.version, "cuda", None)  # a CPU build: nothing to hint
+    assert "GPU hint" not in doctor.format_report(doctor.report(smoke=False))
+
+
+def test_a_failing_per_gpu_smoke_test_fails_the_doctor(fake_gpus, monkeypatch, capsys):
+    fake_gpus(4)
+    monkeypatch.setattr(doctor, "_smoke", lambda nproc, timeout: {"passed": nproc == 2, "seconds": 1.0,
+                                                                  "backend": "nccl", "error": "NCCL error"})
+    args = type("Args", (), {"nproc": 2, "no_smoke": False, "json": False})()
+    assert doctor.run(args) == 1
+    assert "smoke test, one rank per GPU: FAILED" in capsys.readouterr().out
+
+
+def test_pin_check_refuses_an_environment_with_another_torch(tmp_path):
+    pins = tmp_path / "constraints.txt"
+    pins.write_text("# pinned for make test\ntorch==2.13.0\nnumpy==2.1.0  # a comment\n")
+    versions = {"torch": "2.13.0+cpu", "numpy": "2.1.0"}
+    assert doctor.pin_problems(str(pins), versions.get) == []  # a local build tag is the same release
+    versions["torch"] = "2.11.0+cu130"  # e.g. a .venv that `make lab` filled with the VM's CUDA torch
+    assert doctor.pin_problems(str(pins), versions.get) == [
+        f"torch 2.11.0+cu130 installed, {pins} pins 2.13.0"]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_test_hides_gpus_and_checks_the_pins():
+    """On a GPU VM `make test` must take the same CPU paths as CI; `make test-gpu` takes the GPU ones."""
+    root = Path(__file__).parents[1]
+    dry = subprocess.run(["make", "-n", "test", "test-gpu"], cwd=root, capture_output=True, text=True,
+                         timeout=60).stdout.splitlines()
+    pytest_lines = [line for line in dry if "-m pytest" in line]
+    assert pytest_lines[0].startswith('CUDA_VISIBLE_DEVICES="" ') and "notebooks solutions" in pytest_lines[0]
+    assert "CUDA_VISIBLE_DEVICES" not in pytest_lines[1] and "06_gradient_sync" in pytest_lines[1]
+    assert any("doctor --check-pins constraints-ci.txt" in line for line in dry)

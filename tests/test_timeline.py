@@ -53,3 +53,10 @@ def test_one_panel_per_step_record():
     fig = timeline.plot_backward_timeline({"cap 1": step_record(TWO_BUCKETS),
                                            "cap 25": step_record(ONE_BUCKET_AT_THE_END)})
     assert [ax.get_title() for ax in fig.axes] == ["cap 1", "cap 25"]
+
+
+def test_x_axis_names_the_clock_the_times_came_from():
+    """On GPUs lesson 6 records CUDA events (device time); the axis says so."""
+    step = {**step_record(TWO_BUCKETS), "clock": "CUDA events, device time"}
+    ax = timeline.plot_backward_timeline({"gpu": step}).axes[0]
+    assert ax.get_xlabel() == "ms since loss.backward() was called (CUDA events, device time)"

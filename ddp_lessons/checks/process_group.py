@@ -23,8 +23,18 @@ def process_group_setup(rows: Rows, nproc: int = 2) -> None:
             assert row["cuda_device"] == expected.device.index, (
                 f"rank {rank}'s current CUDA device is cuda:{row['cuda_device']}, expected "
                 f"{expected.device}: call torch.cuda.set_device(device) before init_process_group")
-    passed(f"{nproc} ranks joined with {rows[0]['backend']}, each on its own device: "
-           + ", ".join(row["device"] for row in rows))
+    passed(f"{nproc} ranks joined with {rows[0]['backend']}, {_placement([row['device'] for row in rows])}")
+
+
+def _placement(devices: list[str]) -> str:
+    """'each on its own device: cuda:0, cuda:1', or which ranks share a device (e.g. one GPU)."""
+    if len(set(devices)) == len(devices):
+        return "each on its own device: " + ", ".join(devices)
+    if devices[0] == "cpu" and len(set(devices)) == 1:
+        return "all on the CPU (each a process of its own)"
+    shared = {d: [r for r, x in enumerate(devices) if x == d] for d in dict.fromkeys(devices)}
+    return "; ".join(f"ranks {', '.join(map(str, ranks))} share {d}" if len(ranks) > 1
+                     else f"rank {ranks[0]} on {d}" for d, ranks in shared.items())
 
 
 def mean_across_ranks(rows: Rows) -> None:

@@ -5,7 +5,8 @@ was called::
 
     {"layers": {"linear8": {"start": 0.1, "end": 0.9}, ...},        # backward per layer
      "buckets": [{"index": 0, "start": 1.0, "end": 4.2, "bytes": 1058832, "layers": [...]}, ...],
-     "backward_end": 9.5, "step_end": 10.3}                          # backward() and step() return
+     "backward_end": 9.5, "step_end": 10.3,                          # backward() and step() return
+     "clock": "host clock"}              # optional; "CUDA events, device time" on GPUs (see timing)
 
 The top lane shows backward compute layer by layer; one lane per bucket below shows its
 all-reduce from launch to completion. Bars that overlap in time are communication hidden behind
@@ -64,7 +65,8 @@ def draw_backward_timeline(ax: Axes, step: Step, title: str | None = None) -> Ax
     ax.set_yticks(range(len(lanes)), lanes, fontsize=8)
     ax.set_ylim(len(lanes) - 0.5, -0.5)
     ax.set_xlim(0, step["step_end"] * 1.02)
-    ax.set_xlabel("ms since loss.backward() was called")
+    clock = f" ({step['clock']})" if step.get("clock") else ""
+    ax.set_xlabel(f"ms since loss.backward() was called{clock}")
     ax.set_title(title or f"{len(buckets)} bucket(s)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
     return ax

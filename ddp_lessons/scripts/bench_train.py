@@ -145,7 +145,7 @@ def main() -> None:
         torch.cuda.set_device(choice.device)
     torch.set_num_threads(choice.threads)
     start = time.perf_counter()
-    dist.init_process_group(backend=choice.backend)
+    dist.init_process_group(backend=choice.backend, device_id=choice.device_id)
     init_s = time.perf_counter() - start
     if local_rank == 0:
         print(choice.describe(), flush=True)

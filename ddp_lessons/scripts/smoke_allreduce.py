@@ -8,7 +8,7 @@ from ddp_lessons import backend, records
 choice = backend.choose()
 if choice.device.type == "cuda":
     torch.cuda.set_device(choice.device)
-dist.init_process_group(backend=choice.backend)
+dist.init_process_group(backend=choice.backend, device_id=choice.device_id)  # binds nccl to the GPU
 rank, world = dist.get_rank(), dist.get_world_size()
 value = torch.tensor([float(rank)], device=choice.device)
 dist.all_reduce(value)  # SUM by default
