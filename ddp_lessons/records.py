@@ -57,3 +57,29 @@ def load(directory: str | os.PathLike, name: str) -> list[dict[str, Any]]:
                                 "(did every rank call records.write with this name?)")
     rows = [json.loads(p.read_text()) for p in paths]
     return sorted(rows, key=lambda row: row["rank"])
+
+
+PROGRESS = "progress"
+"""The record name of live progress (``progress.rankR.json``), read by `ddp_lessons.progress`."""
+PROGRESS_INTERVAL = 0.25
+"""Seconds between two progress writes of one rank at most (the first and last step always write)."""
+_progress_state: dict[str, float] = {}
+
+
+def progress(step: int, total: int, *, samples: int | None = None, **extra: Any) -> bool:
+    """Report this rank's progress, step `step` of `total` (live bars, lesson 11); True if written.
+
+    Cheap enough to call every step: it writes (atomically, like `write`) at most once per
+    `PROGRESS_INTERVAL` seconds, plus always the first call and the last step. `samples` counts the
+    samples this rank has processed so far (for samples/s); `extra` (e.g. ``phase="warm-up"``) is
+    shown next to the bar.
+    """
+    now = time.time()
+    start = _progress_state.setdefault("start", now)
+    last = _progress_state.get("last")
+    if last is not None and step < total and now - last < PROGRESS_INTERVAL:
+        return False
+    _progress_state["last"] = now
+    write(PROGRESS, {"step": step, "total": total, "samples": samples, "time": now, "start": start,
+                     **extra})
+    return True
