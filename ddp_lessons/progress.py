@@ -27,6 +27,7 @@ from ddp_lessons.records import PROGRESS
 MODE_ENV = "DDP_LESSONS_PROGRESS"
 POLL_SECONDS = 0.2
 TEXT_EVERY_SECONDS = 5.0
+_FIELDS = ("rank", "step", "total", "samples", "time", "start", "start_step", "start_samples")
 
 
 def read(run_dir: str | os.PathLike) -> dict[int, dict[str, Any]]:
@@ -41,22 +42,30 @@ def read(run_dir: str | os.PathLike) -> dict[int, dict[str, Any]]:
     return rows
 
 
-def rate(row: dict[str, Any]) -> tuple[float, str]:
-    """(rate, unit) of one record: samples/s when the rank counts samples, else steps/s."""
-    seconds = max(row["time"] - row["start"], 1e-9)
+def rate(row: dict[str, Any]) -> tuple[float | None, str]:
+    """(rate, unit) since the rank's first report: samples/s when it counts samples, else steps/s.
+
+    The rate is None until a second report (one report has no elapsed time).
+    """
+    seconds = row["time"] - row["start"]
     if row.get("samples") is not None:
-        return row["samples"] / seconds, "samples/s"
-    return row["step"] / seconds, "steps/s"
+        done, unit = row["samples"] - (row.get("start_samples") or 0), "samples/s"
+    else:
+        done, unit = row["step"] - row.get("start_step", 0), "steps/s"
+    return (done / seconds if seconds > 0 else None), unit
 
 
 def describe(row: dict[str, Any] | None) -> str:
-    """One rank's progress as short text: 'step 40/120, 812 samples/s, phase=warm-up'."""
+    """One rank's progress as short text: 'step 40/120, 812 samples/s, phase=warm-up'.
+
+    The rate counts from the rank's first report in this loop, so it leaves out start-up time.
+    """
     if row is None:
         return "waiting for the first step"
     speed, unit = rate(row)
-    extra = "".join(f", {key}={value}" for key, value in row.items()
-                    if key not in ("rank", "step", "total", "samples", "time", "start"))
-    return f"step {row['step']}/{row['total']}, {speed:,.0f} {unit}{extra}"
+    extra = "".join(f", {key}={value}" for key, value in row.items() if key not in _FIELDS)
+    speed_text = f"{speed:,.0f} {unit}" if speed is not None else f"- {unit}"
+    return f"step {row['step']}/{row['total']}, {speed_text}{extra}"
 
 
 def live_frontend() -> bool:

@@ -66,20 +66,27 @@ PROGRESS_INTERVAL = 0.25
 _progress_state: dict[str, float] = {}
 
 
-def progress(step: int, total: int, *, samples: int | None = None, **extra: Any) -> bool:
+def progress(step: int, total: int, *, samples: int | None = None, force: bool = False,
+             **extra: Any) -> bool:
     """Report this rank's progress, step `step` of `total` (live bars, lesson 11); True if written.
 
     Cheap enough to call every step: it writes (atomically, like `write`) at most once per
     `PROGRESS_INTERVAL` seconds, plus always the first call and the last step. `samples` counts the
-    samples this rank has processed so far (for samples/s); `extra` (e.g. ``phase="warm-up"``) is
-    shown next to the bar.
+    samples this rank has processed so far (for samples/s); `force` writes now (a loop that stops
+    early); `extra` (e.g. ``phase="warm-up"``) is shown next to the bar.
     """
     now = time.time()
-    start = _progress_state.setdefault("start", now)
+    if step < _progress_state.get("step", 0):  # a new loop (the next setup, phase or epoch)
+        _progress_state.clear()
+    if "start" not in _progress_state:  # rates count from the first report of this loop
+        _progress_state.update(start=now, start_step=step, start_samples=samples)
+    _progress_state["step"] = step
     last = _progress_state.get("last")
-    if last is not None and step < total and now - last < PROGRESS_INTERVAL:
+    if last is not None and step < total and not force and now - last < PROGRESS_INTERVAL:
         return False
     _progress_state["last"] = now
-    write(PROGRESS, {"step": step, "total": total, "samples": samples, "time": now, "start": start,
-                     **extra})
+    state = _progress_state
+    write(PROGRESS, {"step": step, "total": total, "samples": samples, "time": now,
+                     "start": state["start"], "start_step": state["start_step"],
+                     "start_samples": state["start_samples"], **extra})
     return True

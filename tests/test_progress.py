@@ -60,9 +60,32 @@ def test_progress_record_holds_step_total_samples_times_and_extras(tmp_path, mon
     records.progress(5, 5, samples=160, phase="main")
     row = json.loads((tmp_path / "progress.rank1.json").read_text())
     assert row == {"rank": 1, "step": 5, "total": 5, "samples": 160, "time": 1002.0, "start": 1000.0,
-                   "phase": "main"}
-    assert progress.rate(row) == (80.0, "samples/s")
-    assert progress.describe(row) == "step 5/5, 80 samples/s, phase=main"
+                   "start_step": 1, "start_samples": 32, "phase": "main"}
+    assert progress.rate(row) == (64.0, "samples/s")  # 128 samples in the 2 s after the first report
+    assert progress.describe(row) == "step 5/5, 64 samples/s, phase=main"
+
+
+def test_force_writes_within_the_interval(tmp_path, monkeypatch):
+    monkeypatch.setenv(records.RUN_DIR_ENV, str(tmp_path))
+    monkeypatch.setattr(records.time, "time", FakeClock())
+    assert records.progress(1, 60)
+    assert not records.progress(14, 60)
+    assert records.progress(14, 60, force=True)  # a loop that stops early reports where it stopped
+    assert progress.read(tmp_path)[0]["step"] == 14
+
+
+def test_a_new_loop_restarts_the_rate_and_writes_at_once(tmp_path, monkeypatch):
+    monkeypatch.setenv(records.RUN_DIR_ENV, str(tmp_path))
+    clock = FakeClock()
+    monkeypatch.setattr(records.time, "time", clock)
+    records.progress(1, 3, samples=10)
+    clock.now += 5.0
+    records.progress(3, 3, samples=30)
+    clock.now += 0.01
+    assert records.progress(1, 3, samples=10, setup="second")  # step went down: a new loop
+    row = progress.read(tmp_path)[0]
+    assert (row["start"], row["start_samples"], progress.rate(row)) == (1005.01, 10, (None, "samples/s"))
+    assert progress.describe(row) == "step 1/3, - samples/s, setup=second"
 
 
 def test_steps_per_second_when_a_rank_counts_no_samples():
