@@ -30,6 +30,7 @@ from ddp_lessons import backend as _backend
 from ddp_lessons import diagnose, processes, stacks
 from ddp_lessons.diagnose import RankFailedError, RunTimeoutError  # noqa: F401 (the launcher's API)
 from ddp_lessons.rank_output import PREFIX_ENV, RANK_MARK, pump
+from ddp_lessons import progress as _progress
 from ddp_lessons.records import RUN_DIR_ENV, new_run_dir
 
 DEFAULT_TIMEOUT = 120.0
@@ -145,7 +146,7 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
                  nnodes: int = 1, env: Mapping[str, str] | None = None,
                  timeout: float = DEFAULT_TIMEOUT, backend: str | None = None,
                  threads_per_rank: int | None = None, run_dir: str | os.PathLike | None = None,
-                 echo: bool = True) -> RunResult:
+                 echo: bool = True, progress: bool = False) -> RunResult:
     """Run `script` on `nproc` ranks per node with torchrun; return a `RunResult` or raise.
 
     nnodes: simulate this many nodes on this machine (one torchrun agent each, rendezvous on
@@ -154,6 +155,7 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
     threads_per_rank: CPU threads per rank; default max(1, cores // ranks on this machine).
     run_dir: where ranks write records; default a fresh folder under ./runs.
     echo: stream rank-prefixed lines live while the job runs.
+    progress: show each rank's ``records.progress`` live (bars in JupyterLab, lines elsewhere).
     """
     validate(script, nproc, backend, nnodes=nnodes)
     run_dir = Path(run_dir) if run_dir is not None else new_run_dir(Path(script).stem)
@@ -178,6 +180,7 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
                 for n in range(nnodes)]
     result = RunResult(command=commands[0], nproc=nproc, nnodes=nnodes, run_dir=run_dir)
 
+    watcher = _progress.Watcher(run_dir, nproc * nnodes).start() if progress else None
     start = time.perf_counter()
     lock = threading.Lock()
     tree = processes.Tree()
@@ -208,6 +211,9 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
         _kill(agents, tree)
         _finish(result, agents, readers, tree, start)
         raise
+    finally:
+        if watcher is not None:
+            watcher.stop(ok=all(agent.returncode == 0 for agent in agents))
     _finish(result, agents, readers, tree, start)
     if result.returncode != 0:
         raise RankFailedError.of(result)

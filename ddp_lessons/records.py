@@ -57,3 +57,36 @@ def load(directory: str | os.PathLike, name: str) -> list[dict[str, Any]]:
                                 "(did every rank call records.write with this name?)")
     rows = [json.loads(p.read_text()) for p in paths]
     return sorted(rows, key=lambda row: row["rank"])
+
+
+PROGRESS = "progress"
+"""The record name of live progress (``progress.rankR.json``), read by `ddp_lessons.progress`."""
+PROGRESS_INTERVAL = 0.25
+"""Seconds between two progress writes of one rank at most (the first and last step always write)."""
+_progress_state: dict[str, float] = {}
+
+
+def progress(step: int, total: int, *, samples: int | None = None, force: bool = False,
+             **extra: Any) -> bool:
+    """Report this rank's progress, step `step` of `total` (live bars, lesson 11); True if written.
+
+    Cheap enough to call every step: it writes (atomically, like `write`) at most once per
+    `PROGRESS_INTERVAL` seconds, plus always the first call and the last step. `samples` counts the
+    samples this rank has processed so far (for samples/s); `force` writes now (a loop that stops
+    early); `extra` (e.g. ``phase="warm-up"``) is shown next to the bar.
+    """
+    now = time.time()
+    if step < _progress_state.get("step", 0):  # a new loop (the next setup, phase or epoch)
+        _progress_state.clear()
+    if "start" not in _progress_state:  # rates count from the first report of this loop
+        _progress_state.update(start=now, start_step=step, start_samples=samples)
+    _progress_state["step"] = step
+    last = _progress_state.get("last")
+    if last is not None and step < total and not force and now - last < PROGRESS_INTERVAL:
+        return False
+    _progress_state["last"] = now
+    state = _progress_state
+    write(PROGRESS, {"step": step, "total": total, "samples": samples, "time": now,
+                     "start": state["start"], "start_step": state["start_step"],
+                     "start_samples": state["start_samples"], **extra})
+    return True

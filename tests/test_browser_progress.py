@@ -1,0 +1,113 @@
+"""A real browser sees live per-rank progress bars move while a real 2-rank job runs in a cell.
+
+JupyterLab headless, Chromium through Playwright (see test_browser_quiz.py for what it needs).
+The cell runs ``launch.run_torchrun(..., progress=True)`` on a script whose ranks report with
+``records.progress``; the test reads each rank's bar label from the page while the job runs.
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import nbformat
+import nbformat.v4 as v4
+import pytest
+
+from ddp_lessons import processes
+from test_browser_quiz import (CHROMIUM_FLAGS, SCREENSHOTS, UI_TIMEOUT_MS, free_port, quiet_settings,
+                               require_chromium, wait_until_serving)
+
+pytestmark = pytest.mark.browser
+
+SCRIPT = Path(__file__).parent / "scripts" / "progress_steps.py"
+STEPS, SECONDS_PER_STEP = 40, 0.25
+STEP_TEXT = re.compile(r"step (\d+)/(\d+)")
+
+
+def progress_notebook(folder: Path) -> Path:
+    """A notebook whose one cell runs a 2-rank job with live progress (not run yet)."""
+    source = ("from ddp_lessons import launch\n\n"
+              f"run = launch.run_torchrun({str(SCRIPT)!r}, nproc=2, args=['{STEPS}', '{SECONDS_PER_STEP}'],\n"
+              "                         progress=True, echo=False)\n"
+              "print('job finished in', round(run.wall_seconds, 1), 's')")
+    notebook = v4.new_notebook(cells=[v4.new_code_cell(source)],
+                               metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                        "language": "python"}})
+    path = folder / "progress.ipynb"
+    nbformat.write(notebook, path)
+    return path
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """JupyterLab on 127.0.0.1 over a scratch folder with the progress notebook; yields its URL."""
+    require_chromium()
+    notebooks, home = tmp_path / "lab", tmp_path / "jupyter-home"
+    notebooks.mkdir()
+    progress_notebook(notebooks)
+    port, token = free_port(), uuid.uuid4().hex
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+           "JUPYTERLAB_SETTINGS_DIR": str(quiet_settings(home / "settings")),
+           "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "IPYTHONDIR": str(home / "ipython")}
+    env.pop("DDP_LESSONS_PROGRESS", None)  # the real detection: a kernel started by the server
+    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
+               "--ip=127.0.0.1", f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
+               f"--ServerApp.root_dir={notebooks}", "--LabApp.news_url=None",
+               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    log = tmp_path / "jupyterlab.log"
+    with open(log, "wb") as out:
+        server = subprocess.Popen(command, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                  stderr=subprocess.STDOUT)
+    try:
+        wait_until_serving(f"http://127.0.0.1:{port}/api/status?token={token}", server, log)
+        yield f"http://127.0.0.1:{port}/lab/tree/progress.ipynb?token={token}"
+    finally:
+        processes.Tree().kill([server.pid])  # the server, its kernel and any rank left
+        server.wait()
+
+
+def steps_shown(page) -> list[int | None]:
+    """The step each rank's bar label shows now (None: no report yet)."""
+    labels = page.locator(".ddp-progress .ddp-progress-label").all_inner_texts()
+    return [int(m.group(1)) if (m := STEP_TEXT.search(text)) else None for text in labels]
+
+
+def test_bars_move_while_a_real_two_rank_job_runs(lab):
+    from playwright.sync_api import expect, sync_playwright
+
+    SCREENSHOTS.mkdir(exist_ok=True)
+    chromium = require_chromium()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 800})
+            page.set_default_timeout(UI_TIMEOUT_MS)
+            page.goto(lab)
+            expect(page.locator(".jp-StatusBar-Widget", has_text="| Idle")).to_be_visible(timeout=UI_TIMEOUT_MS)
+            page.locator(".jp-Notebook .jp-CodeCell .cm-content").first.click()
+            page.keyboard.press("Shift+Enter")
+            expect(page.locator(".ddp-progress .ddp-progress-bar")).to_have_count(2, timeout=UI_TIMEOUT_MS)
+            seen, deadline = [], time.monotonic() + UI_TIMEOUT_MS / 1000
+            while time.monotonic() < deadline:
+                steps = steps_shown(page)
+                seen.append(steps[0])
+                if steps == [STEPS, STEPS]:
+                    break
+                if len([s for s in seen if s is not None]) == 6:
+                    page.screenshot(path=SCREENSHOTS / "progress_running.png")
+                time.sleep(0.3)
+            expect(page.locator(".jp-OutputArea-output", has_text="job finished in")).to_be_visible(timeout=UI_TIMEOUT_MS)
+            page.screenshot(path=SCREENSHOTS / "progress_done.png")
+            moving = sorted({s for s in seen if s is not None and 0 < s < STEPS})
+            assert len(moving) >= 3, f"rank 0's bar as seen by the browser: {seen}"
+            assert [s for s in seen if s is not None] == sorted(s for s in seen if s is not None)
+            assert steps_shown(page) == [STEPS, STEPS]  # left on the page as the summary
+            assert page.locator(".ddp-progress .ddp-progress-bar [class*=success]").count() == 2  # green
+        except Exception:
+            page.screenshot(path=SCREENSHOTS / "progress_failure.png")
+            raise
+        finally:
+            browser.close()
