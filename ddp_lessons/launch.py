@@ -43,6 +43,8 @@ RANK_MARK = "\x1e${rank}\x1f"
 _RANK_MARK = re.compile("\x1e(\\d+)\x1f")
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b.*")
 _TORCH_RANK_TAG = re.compile(r"^\[rank\d+\]: ?")  # torch tags a rank's uncaught exception lines
+SEPARATE_STORE_ENV = "TORCH_DISABLE_SHARE_RDZV_TCP_STORE"
+"""=1: each attempt's ranks get a fresh store instead of the rendezvous store (safe restarts)."""
 _ROOT_CAUSE_RANK = re.compile(r"rank\s*:\s*(\d+)\s*\(local_rank")
 
 
@@ -188,6 +190,8 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
         backend = "gloo"  # too few GPUs for one per rank: simulated nodes share them via gloo
     if backend is not None:
         child_env[_backend.BACKEND_ENV] = backend
+    if max_restarts:  # torch 2.13: restarted workers sharing the agent's store can read the failed
+        child_env.setdefault(SEPARATE_STORE_ENV, "1")  # attempt's gloo addresses and fail; see lesson 12
     endpoint = f"{LOCAL_ADDR}:{free_port()}" if nnodes > 1 else None
     rdzv_id = f"ddp-course-{uuid.uuid4().hex[:8]}"
     commands = [torchrun_command(script, nproc, args, log_dir=run_dir / "torchrun-logs" / f"node{n}",

@@ -53,7 +53,8 @@ def test_plain_torchrun_restarts_a_crashed_rank_and_ends_with_the_launchers_weig
                "--max-restarts", "2", str(SCRIPT), *ARGS, "--snapshot", str(tmp_path / "crashed.pt"),
                "--crash-epoch", "1"]
     agent = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                             cwd=tmp_path, env={**os.environ, "OMP_NUM_THREADS": "1"})
+                             cwd=tmp_path, env={**os.environ, "OMP_NUM_THREADS": "1",
+                                                 "TORCH_DISABLE_SHARE_RDZV_TCP_STORE": "1"})
     tree = processes.Tree()
     tree.scan(agent.pid)
     try:

@@ -199,7 +199,9 @@ def test_a_rank_that_fails_once_is_restarted_and_the_result_counts_the_restart(t
     result = launch.run_torchrun(SCRIPTS / "rank1_fails_once.py", nproc=2, run_dir=tmp_path,
                                  timeout=90, echo=False, max_restarts=2)
     assert result.returncode == 0 and result.restarts == 1
-    assert [row["restart_count"] for row in records.load(tmp_path, "attempt")] == [1, 1]
+    rows = records.load(tmp_path, "attempt")
+    assert [row["restart_count"] for row in rows] == [1, 1]
+    assert all(row["separate_store"] == "1" for row in rows)  # restarts need a fresh store per attempt
     assert "rank 1 fails in the first attempt" in result.output(1)
 
 

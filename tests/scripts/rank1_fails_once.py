@@ -10,5 +10,6 @@ attempt = int(os.environ["TORCHELASTIC_RESTART_COUNT"])
 if dist.get_rank() == 1 and attempt == 0:
     raise ValueError("rank 1 fails in the first attempt")
 dist.barrier()
-records.write("attempt", {"restart_count": attempt})
+records.write("attempt", {"restart_count": attempt,
+                          "separate_store": os.environ.get("TORCH_DISABLE_SHARE_RDZV_TCP_STORE")})
 dist.destroy_process_group()
