@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from ddp_lessons import launch, processes
+from ddp_lessons.diffs import written_script
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 SCRIPT = EXAMPLES / "train_ddp.py"
@@ -72,3 +73,11 @@ def test_plain_torchrun_restarts_a_crashed_rank_and_ends_with_the_launchers_weig
                                 run_dir=tmp_path / "run")
     assert clean.restarts == 0
     assert torch.load(tmp_path / "clean.pt", weights_only=True)["checksum"] == crashed["checksum"]
+
+
+@pytest.mark.parametrize("name", ["train_ddp.py", "train_ddp.sbatch"])
+def test_lesson_12_writes_exactly_the_example_files(name):
+    lesson = Path(__file__).parent.parent / "notebooks" / "12_to_the_cluster.ipynb"
+    assert written_script(lesson, f"scripts/{name}") == (EXAMPLES / name).read_text(), (
+        f"notebooks/12_to_the_cluster.ipynb's %%writefile scripts/{name} cell and examples/{name} differ: "
+        "edit examples/ and paste the file into the cell (one source)")
