@@ -21,7 +21,8 @@ def _run(script: str | os.PathLike, run_dir: Path, nproc: int, epochs: int, time
     env = {CRASH_ENV: str(crash_at)} if crash_at is not None else {}
     return launch.run_torchrun(RUNNER, nproc, args=[str(script), "--epochs", str(epochs), "--snapshot",
                                                     str((run_dir / "snapshot.pt").resolve())],
-                               env=env, run_dir=run_dir, timeout=timeout, max_restarts=max_restarts)
+                               env=env, run_dir=run_dir, timeout=timeout, max_restarts=max_restarts,
+                               echo=False)  # the crash tracebacks would drown the verdict
 
 
 def restartable(script: str | os.PathLike, nproc: int = 2, epochs: int = 4, timeout: float = 120) -> None:
