@@ -59,3 +59,14 @@ def script_diff(before: str | os.PathLike, after: str | os.PathLike, context: in
     lines = difflib.unified_diff(old.read_text().splitlines(), new.read_text().splitlines(),
                                  fromfile=old.name, tofile=new.name, n=context, lineterm="")
     return ScriptDiff(tuple(lines))
+
+
+def written_script(notebook: str | os.PathLike, path: str) -> str:
+    """The text a notebook's ``%%writefile <path>`` cell writes (lesson 12 diffs lesson 7's script)."""
+    import nbformat  # only this helper reads notebooks
+
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        first, _, body = cell.source.partition("\n")
+        if cell.cell_type == "code" and first.split() == ["%%writefile", path]:
+            return body.rstrip("\n") + "\n"
+    raise LookupError(f"{notebook} has no '%%writefile {path}' cell")

@@ -38,6 +38,8 @@ DEFAULT_TIMEOUT = 120.0
 
 LOCAL_ADDR = "127.0.0.1"
 """Local runs rendezvous on loopback only: nothing listens on the machine's network addresses."""
+SEPARATE_STORE_ENV = "TORCH_DISABLE_SHARE_RDZV_TCP_STORE"
+"""=1: each attempt's ranks get a fresh store instead of the rendezvous store (safe restarts)."""
 
 
 class LaunchError(RuntimeError):
@@ -65,6 +67,8 @@ class RunResult:
     """On a timeout: {rank: one line}, the rank's innermost line of the script and the torch call."""
     stack_note: str = ""
     stack_seconds: float = 0.0
+    restarts: int = 0
+    """Times torchrun restarted the workers after a failure (``max_restarts``; lesson 12)."""
 
     @property
     def world_size(self) -> int:
@@ -90,7 +94,7 @@ class RunResult:
 def torchrun_command(script: str | os.PathLike, nproc: int, args: Sequence[str] = (),
                      log_dir: str | os.PathLike | None = None, nnodes: int = 1,
                      rdzv_endpoint: str | None = None, rdzv_id: str = "ddp-course",
-                     is_host: bool = True) -> list[str]:
+                     is_host: bool = True, max_restarts: int = 0) -> list[str]:
     """The exact command line `run_torchrun` executes (what you would type as ``torchrun ...``).
 
     One node: ``--standalone`` (a private rendezvous on a free local port). Simulated nodes: each
@@ -103,6 +107,8 @@ def torchrun_command(script: str | os.PathLike, nproc: int, args: Sequence[str] 
         cmd += ["--nnodes", str(nnodes), "--rdzv-backend", "c10d", "--rdzv-endpoint", str(rdzv_endpoint),
                 "--rdzv-id", rdzv_id, "--rdzv-conf", f"is_host={int(is_host)}"]
     cmd += ["--local-addr", LOCAL_ADDR, "--nproc_per_node", str(nproc), "--tee", "3"]
+    if max_restarts:
+        cmd += ["--max-restarts", str(max_restarts)]
     if log_dir is not None:
         cmd += ["--log-dir", str(log_dir)]
     return cmd + [str(script), *map(str, args)]
@@ -146,7 +152,7 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
                  nnodes: int = 1, env: Mapping[str, str] | None = None,
                  timeout: float = DEFAULT_TIMEOUT, backend: str | None = None,
                  threads_per_rank: int | None = None, run_dir: str | os.PathLike | None = None,
-                 echo: bool = True, progress: bool = False) -> RunResult:
+                 echo: bool = True, progress: bool = False, max_restarts: int = 0) -> RunResult:
     """Run `script` on `nproc` ranks per node with torchrun; return a `RunResult` or raise.
 
     nnodes: simulate this many nodes on this machine (one torchrun agent each, rendezvous on
@@ -156,6 +162,8 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
     run_dir: where ranks write records; default a fresh folder under ./runs.
     echo: stream rank-prefixed lines live while the job runs.
     progress: show each rank's ``records.progress`` live (bars in JupyterLab, lines elsewhere).
+    max_restarts: torchrun restarts all workers up to this many times after a failure
+      (``--max-restarts``); ``result.restarts`` says how many restarts it took.
     """
     validate(script, nproc, backend, nnodes=nnodes)
     run_dir = Path(run_dir) if run_dir is not None else new_run_dir(Path(script).stem)
@@ -172,11 +180,13 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
         child_env[_backend.BACKEND_REASON_ENV] = f"simulated nodes share {_backend.gpu_count()} GPU(s)"
     if backend is not None:
         child_env[_backend.BACKEND_ENV] = backend
+    if max_restarts:  # torch 2.13: restarted workers sharing the agent's store can read the failed
+        child_env.setdefault(SEPARATE_STORE_ENV, "1")  # attempt's gloo addresses and fail; see lesson 12
     endpoint = f"{LOCAL_ADDR}:{free_port()}" if nnodes > 1 else None
     rdzv_id = f"ddp-course-{uuid.uuid4().hex[:8]}"
     commands = [torchrun_command(script, nproc, args, log_dir=run_dir / "torchrun-logs" / f"node{n}",
                                  nnodes=nnodes, rdzv_endpoint=endpoint, rdzv_id=rdzv_id,
-                                 is_host=n == 0)
+                                 is_host=n == 0, max_restarts=max_restarts)
                 for n in range(nnodes)]
     result = RunResult(command=commands[0], nproc=nproc, nnodes=nnodes, run_dir=run_dir)
 
@@ -272,4 +282,11 @@ def _finish(result: RunResult, agents: list[subprocess.Popen], readers: Iterable
     codes = [agent.returncode for agent in agents]
     result.returncode = next((code for code in codes if code != 0), 0) if None not in codes else None
     result.wall_seconds = time.perf_counter() - start
+    result.restarts = count_restarts(result.run_dir / "torchrun-logs")
+
+
+def count_restarts(log_root: Path) -> int:
+    """Worker restarts torchrun made: it logs each attempt to ``<node>/<run id>/attempt_<n>``."""
+    attempts = [int(p.name.split("_")[1]) for p in log_root.glob("*/*/attempt_*")]
+    return max(attempts, default=0)
 

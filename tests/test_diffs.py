@@ -1,4 +1,6 @@
 """Script diffs: exactly the changed lines, labelled by file name, coloured and escaped in HTML."""
+import pytest
+
 from ddp_lessons.diffs import script_diff
 
 
@@ -44,3 +46,14 @@ def test_identical_scripts_say_so(tmp_path):
     assert diff.lines == () and diff.added == [] == diff.removed
     assert str(diff) == "(the scripts are identical)"
     assert "identical" in diff._repr_html_()
+
+
+def test_written_script_is_the_text_of_a_notebooks_writefile_cell(tmp_path):
+    import nbformat
+    from ddp_lessons.diffs import written_script
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("%%writefile scripts/a.py\nprint(1)"),
+                                         nbformat.v4.new_code_cell("%%writefile -a scripts/b.py\nx")])
+    nbformat.write(nb, tmp_path / "n.ipynb")
+    assert written_script(tmp_path / "n.ipynb", "scripts/a.py") == "print(1)\n"
+    with pytest.raises(LookupError, match="scripts/b.py"):
+        written_script(tmp_path / "n.ipynb", "scripts/b.py")

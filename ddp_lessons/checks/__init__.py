@@ -4,11 +4,12 @@ A helper prints one ``✓`` line when its check passes, and otherwise raises Ass
 message that says what is wrong and how to fix it. Pure-function exercises hand over the
 student's function (``checks.sampler_shards(shard_indices)``); script exercises hand over what
 the ranks recorded (``checks.ddp_gradients(records.load(run.run_dir, "gradients"))``).
-`checkpointing` launches its script itself, under the observer ``scripts/observe_checkpoint_io.py``.
+`checkpointing` launches its script itself, under the observer ``scripts/observe_checkpoint_io.py``;
+`restartable` under ``scripts/crash_during_snapshot.py``.
 
 Topic modules, by exercise: `gradients` (1 and 4), `process_group` (2), `devices` (3), `sampler` (5),
-`no_sync` (6), `set_epoch` (7), `checkpoint` (8), `scaling` (9), `metrics` (11); `common` holds what
-they share.
+`no_sync` (6), `set_epoch` (7), `checkpoint` (8), `scaling` (9), `metrics` (11), `restart` (12);
+`common` holds what they share.
 """
 
 from ddp_lessons.checks.checkpoint import checkpointing
@@ -17,6 +18,7 @@ from ddp_lessons.checks.gradients import averaged_gradients, ddp_gradients, repl
 from ddp_lessons.checks.metrics import batch_arithmetic, distributed_accuracy, real_distributed_accuracy
 from ddp_lessons.checks.no_sync import gradient_accumulation
 from ddp_lessons.checks.process_group import mean_across_ranks, process_group_setup
+from ddp_lessons.checks.restart import restartable
 from ddp_lessons.checks.sampler import coverage_counts, sampler_shards
 from ddp_lessons.checks.scaling import strong_scaling, weak_scaling
 from ddp_lessons.checks.set_epoch import set_epoch_used
@@ -32,4 +34,5 @@ __all__ = [
     "checkpointing",  # 8
     "strong_scaling", "weak_scaling",  # 9
     "distributed_accuracy", "real_distributed_accuracy", "batch_arithmetic",  # 11
+    "restartable",  # 12
 ]

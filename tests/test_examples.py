@@ -1,0 +1,83 @@
+"""The take-home script examples/train_ddp.py: torch and the standard library only, runs under a
+plain torchrun (not the course's launcher), and a crashed, restarted run ends bit-identical."""
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from ddp_lessons import launch, processes
+from ddp_lessons.diffs import written_script
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+SCRIPT = EXAMPLES / "train_ddp.py"
+ARGS = ["--epochs", "3", "--batch-size", "32", "--lr", "0.02", "--seed", "0"]
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Top-level names of every module `path` imports."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            names.add((node.module or "").split(".")[0])
+    return names
+
+
+def test_take_home_script_imports_only_torch_and_the_standard_library():
+    imports = imported_modules(SCRIPT)
+    assert "torch" in imports
+    assert imports - {"torch"} <= set(sys.stdlib_module_names), imports - {"torch"}
+
+
+def test_take_home_script_is_short_and_keeps_its_command_line():
+    text = SCRIPT.read_text()
+    assert len(text.splitlines()) <= 140
+    for flag in ("--epochs", "--batch-size", "--lr", "--snapshot", "--seed"):
+        assert f'"{flag}"' in text
+
+
+def test_sbatch_template_starts_torchrun_with_the_jobs_nodes_head_and_id():
+    text = (EXAMPLES / "train_ddp.sbatch").read_text()
+    for part in ('--nnodes "$SLURM_NNODES"', "--rdzv-backend c10d", '--rdzv-id "$SLURM_JOB_ID"',
+                 "scontrol show hostnames", "srun "):
+        assert part in text
+
+
+@pytest.mark.slow
+def test_plain_torchrun_restarts_a_crashed_rank_and_ends_with_the_launchers_weights(tmp_path):
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+               "--max-restarts", "2", str(SCRIPT), *ARGS, "--snapshot", str(tmp_path / "crashed.pt"),
+               "--crash-epoch", "1"]
+    agent = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             cwd=tmp_path, env={**os.environ, "OMP_NUM_THREADS": "1",
+                                                 "TORCH_DISABLE_SHARE_RDZV_TCP_STORE": "1"})
+    tree = processes.Tree()
+    tree.scan(agent.pid)
+    try:
+        output, _ = agent.communicate(timeout=240)
+    finally:
+        tree.kill([agent.pid])
+    assert agent.returncode == 0, output[-3000:]
+    assert "injected crash: rank 1, epoch 1" in output, output
+    assert "restart 1, starting at epoch 1" in output, output
+    crashed = torch.load(tmp_path / "crashed.pt", weights_only=True)
+    assert crashed["epoch"] == 2 and f"final checksum: {crashed['checksum']}" in output
+
+    clean = launch.run_torchrun(SCRIPT, nproc=2, threads_per_rank=1, echo=False, timeout=180,
+                                args=[*ARGS, "--snapshot", str(tmp_path / "clean.pt")],
+                                run_dir=tmp_path / "run")
+    assert clean.restarts == 0
+    assert torch.load(tmp_path / "clean.pt", weights_only=True)["checksum"] == crashed["checksum"]
+
+
+@pytest.mark.parametrize("name", ["train_ddp.py", "train_ddp.sbatch"])
+def test_lesson_12_writes_exactly_the_example_files(name):
+    lesson = Path(__file__).parent.parent / "notebooks" / "12_to_the_cluster.ipynb"
+    assert written_script(lesson, f"scripts/{name}") == (EXAMPLES / name).read_text(), (
+        f"notebooks/12_to_the_cluster.ipynb's %%writefile scripts/{name} cell and examples/{name} differ: "
+        "edit examples/ and paste the file into the cell (one source)")
