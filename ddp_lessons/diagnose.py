@@ -28,8 +28,9 @@ import re
 import signal
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
-from ddp_lessons.rank_output import tail
+from ddp_lessons.rank_output import shorten_paths, tail
 
 PEER_LOST = ("Connection closed by peer", "Read error", "Connection reset", "Broken pipe")
 """Words of a collective's error when another rank went away (a consequence, not a cause)."""
@@ -124,19 +125,22 @@ def attribute(result) -> list[RankFailure]:
                               time=record["time"] if record else None)
         _classify(failure, stopped_by_torchrun=pid in stopped)
         failures.append(failure)
-    root = [f for f in failures if f.is_root_cause]
+    failures.sort(key=lambda f: (_ORDER[f.kind], f.time if f.kind == "raised" and f.time else 0.0,
+                                 f.rank))
     for f in failures:  # name the rank whose failure this one follows from
-        if not f.is_root_cause and root:
-            f.cause += f" after rank {root[0].rank} failed" if f.kind == "stopped" else \
-                f" - a consequence of rank {root[0].rank}'s failure"
-    return sorted(failures, key=lambda f: (_ORDER[f.kind], f.time or 0.0, f.rank))
+        if not f.is_root_cause and failures[0].is_root_cause:
+            f.cause += f" after rank {failures[0].rank} failed" if f.kind == "stopped" else \
+                f" - a consequence of rank {failures[0].rank}'s failure"
+    return failures
 
 
 def _classify(failure: RankFailure, stopped_by_torchrun: bool) -> None:
     code, error = failure.exitcode, failure.error
     peer_lost = error is not None and any(words in error for words in PEER_LOST)
     if error is not None and not peer_lost:
-        failure.kind, failure.cause = "raised", f"failed: {error}"
+        lines = error.strip().splitlines() or [error]
+        failure.kind = "raised"
+        failure.cause = f"failed: {lines[0]}" + (" ..." if len(lines) > 1 else "")
     elif code is not None and code < 0 and not stopped_by_torchrun:
         name = _signal_name(-code)
         meaning = SIGNAL_MEANING.get(name)
@@ -145,8 +149,9 @@ def _classify(failure: RankFailure, stopped_by_torchrun: bool) -> None:
     elif code is not None and code > 0 and error is None:
         failure.kind, failure.cause = "exit", f"exited with code {code} without a Python traceback"
     elif peer_lost:
+        words = next(w for w in PEER_LOST if w in error)
         failure.kind = "peer-lost"
-        failure.cause = f"lost its connection to a peer ({_short(error)})"
+        failure.cause = f"lost its connection to a peer ({error.split(':')[0]}: ... {words} ...)"
     elif code is not None and code < 0:
         failure.kind = "stopped"
         failure.cause = f"was stopped by torchrun ({_signal_name(-code)})"
@@ -161,10 +166,6 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def _short(error: str, width: int = 120) -> str:
-    return error if len(error) <= width else error[:width - 3] + "..."
-
-
 def failure_message(result, failures: list[RankFailure]) -> str:
     """RankFailedError's text: the root-cause rank first, every failed rank, the root's output tail."""
     if not failures:
@@ -177,7 +178,8 @@ def failure_message(result, failures: list[RankFailure]) -> str:
     if len(failures) > 1:
         parts.append("every failed rank, root cause first:")
         parts += [f"  rank {f.rank}: {f.cause}" for f in failures]
-    parts.append(f"the end of rank {first.rank}'s output:\n{tail(lines[start:]) or '    (nothing)'}")
+    output = shorten_paths(tail(lines[start:])) or "    (nothing)"
+    parts.append(f"the end of rank {first.rank}'s output:\n{output}")
     parts.append(f"(all output: result.rank_lines; run directory: {result.run_dir})")
     return "\n".join(parts)
 
@@ -191,7 +193,7 @@ def timeout_message(result, timeout: float) -> str:
     if result.stack_tool:
         parts.append(f"where each rank was (Python stacks taken with {result.stack_tool}; "
                      "full stacks: err.result.stacks[rank]):")
-        parts += [f"rank {rank}: {result.where.get(rank, 'no stack captured')}"
+        parts += [f"rank {rank}: {result.where.get(rank, 'no stack (no live process of this rank)')}"
                   for rank in range(result.world_size)]
         if result.stack_note:
             parts.append(f"({result.stack_note})")
@@ -201,3 +203,29 @@ def timeout_message(result, timeout: float) -> str:
         lines = result.rank_lines.get(rank, [])
         parts.append(f"last output of rank {rank}:\n{tail(lines, 5) if lines else '    (nothing)'}")
     return "\n".join(parts)
+
+
+class RankFailedError(RuntimeError):
+    """A rank failed; ``.ranks``: every failed rank, root cause first; ``.causes``: {rank: cause}."""
+
+    def __init__(self, message: str, ranks: list[int], result,
+                 failures: Sequence[RankFailure] = ()):
+        super().__init__(message)
+        self.ranks = ranks
+        self.result = result
+        self.failures = list(failures)
+        self.causes = {f.rank: f.cause for f in self.failures}
+
+    @classmethod
+    def of(cls, result) -> "RankFailedError":
+        """The error for a failed run (a `launch.RunResult`), root cause first."""
+        failures = attribute(result)
+        return cls(failure_message(result, failures), [f.rank for f in failures], result, failures)
+
+
+class RunTimeoutError(TimeoutError):
+    """The job ran past its timeout (often a hang); ``.result.where`` says where each rank was."""
+
+    def __init__(self, message: str, result):
+        super().__init__(message)
+        self.result = result

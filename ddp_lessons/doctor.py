@@ -13,7 +13,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from ddp_lessons import backend, launch, records
+from ddp_lessons import backend, launch, records, stacks
 
 
 def smoke_script() -> str:
@@ -35,6 +35,8 @@ def report(nproc: int = 2, timeout: float = 60.0, smoke: bool = True) -> dict[st
         "chosen": {"nproc": nproc, "backend": choice.backend, "device": str(choice.device),
                    "threads_per_rank": choice.threads, "reason": choice.reason},
     }
+    capture = stacks.check()
+    info["stack_capture"] = {"tool": capture.tool, "note": capture.note}
     if smoke:
         info["smoke_test"] = _smoke(nproc, timeout)
     return info
@@ -66,6 +68,11 @@ def format_report(info: dict[str, Any]) -> str:
         f"course choice for {chosen['nproc']} local ranks: {chosen['backend']} on {chosen['device']}, "
         f"{chosen['threads_per_rank']} thread(s) per rank ({chosen['reason']})",
     ]
+    capture = info.get("stack_capture")
+    if capture is not None:
+        lines.append(f"stacks of hung ranks: {capture['tool']} works" if capture["tool"] else
+                     "stacks of hung ranks: cannot be captured here")
+        lines[-1] += f" ({capture['note']})" if capture["note"] else ""
     smoke = info.get("smoke_test")
     if smoke is not None:
         if smoke["passed"]:

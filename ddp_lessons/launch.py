@@ -28,6 +28,7 @@ from typing import Iterable, Mapping, Sequence
 
 from ddp_lessons import backend as _backend
 from ddp_lessons import diagnose, processes, stacks
+from ddp_lessons.diagnose import RankFailedError, RunTimeoutError  # noqa: F401 (the launcher's API)
 from ddp_lessons.rank_output import PREFIX_ENV, RANK_MARK, pump
 from ddp_lessons.records import RUN_DIR_ENV, new_run_dir
 
@@ -40,26 +41,6 @@ LOCAL_ADDR = "127.0.0.1"
 
 class LaunchError(RuntimeError):
     """The job could not be started as asked (bad arguments or hardware)."""
-
-
-class RankFailedError(RuntimeError):
-    """A rank failed; ``.ranks``: every failed rank, root cause first; ``.causes``: {rank: cause}."""
-
-    def __init__(self, message: str, ranks: list[int], result: "RunResult",
-                 failures: Sequence[diagnose.RankFailure] = ()):
-        super().__init__(message)
-        self.ranks = ranks
-        self.result = result
-        self.failures = list(failures)
-        self.causes = {f.rank: f.cause for f in self.failures}
-
-
-class RunTimeoutError(TimeoutError):
-    """The job ran past its timeout (often a hang); ``.result.where`` says where each rank was."""
-
-    def __init__(self, message: str, result: "RunResult"):
-        super().__init__(message)
-        self.result = result
 
 
 @dataclass
@@ -215,9 +196,11 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
             reader.start()
         _wait(agents, tree, start + timeout)
     except subprocess.TimeoutExpired:
-        _take_stacks(result, [agent.pid for agent in agents], script)
-        _kill(agents, tree)
-        _finish(result, agents, readers, tree, start)
+        try:  # where is each rank stuck? (ask before the kill; even a stop press must not skip it)
+            stacks.take(result, [agent.pid for agent in agents], script)
+        finally:
+            _kill(agents, tree)
+            _finish(result, agents, readers, tree, start)
         raise RunTimeoutError(diagnose.timeout_message(result, timeout), result) from None
     except BaseException:  # KeyboardInterrupt from Jupyter's stop button, or anything else
         _kill(agents, tree)
@@ -225,19 +208,8 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
         raise
     _finish(result, agents, readers, tree, start)
     if result.returncode != 0:
-        failures = diagnose.attribute(result)
-        raise RankFailedError(diagnose.failure_message(result, failures),
-                              [f.rank for f in failures], result, failures)
+        raise RankFailedError.of(result)
     return result
-
-
-def _take_stacks(result: RunResult, agent_pids: list[int], script: str | os.PathLike) -> None:
-    """Before a timeout's kill: every live rank's stack, and where in `script` each one is."""
-    capture = stacks.capture(stacks.rank_pids(agent_pids), result.run_dir)
-    result.stacks = {rank: stacks.shorten(text) for rank, text in capture.stacks.items()}
-    result.where = {rank: stacks.where(text, script) for rank, text in capture.stacks.items()}
-    result.stack_tool, result.stack_note = capture.tool, capture.note
-    result.stack_seconds = capture.seconds
 
 
 def _split_gpus(nproc: int, nnodes: int) -> list[str] | None:
@@ -293,7 +265,3 @@ def _finish(result: RunResult, agents: list[subprocess.Popen], readers: Iterable
     result.returncode = next((code for code in codes if code != 0), 0) if None not in codes else None
     result.wall_seconds = time.perf_counter() - start
 
-
-def failed_ranks(result: RunResult) -> list[int]:
-    """Ranks that failed, root cause first (see `ddp_lessons.diagnose.attribute`)."""
-    return [f.rank for f in diagnose.attribute(result)]

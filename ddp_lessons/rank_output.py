@@ -7,8 +7,12 @@ rank that no program prints, so every piece can be filed under the rank that wro
 
 from __future__ import annotations
 
+import os
 import re
+import sys
+import sysconfig
 import threading
+from pathlib import Path
 from typing import Iterable, Sequence
 
 PREFIX_ENV = "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE"
@@ -66,3 +70,14 @@ def tail(lines: Sequence[str], n: int = TAIL_LINES) -> str:
     while lines and not lines[-1].strip():
         lines.pop()
     return "\n".join("    " + line for line in lines[-n:])
+
+
+def shorten_paths(text: str, cwd: str | os.PathLike | None = None) -> str:
+    """`text` with the working directory, site-packages and stdlib prefixes cut from its paths."""
+    prefixes = {str(Path(cwd or os.getcwd())) + os.sep}
+    prefixes |= {sysconfig.get_path(key) + os.sep for key in ("purelib", "platlib", "stdlib")}
+    prefixes |= {prefix + os.sep for prefix in (sys.prefix, sys.base_prefix)}
+    text = re.sub(r"[^\s\"(]*/(site|dist)-packages/", "", text)
+    for prefix in sorted(prefixes, key=len, reverse=True):
+        text = text.replace(prefix, "")
+    return text

@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ from pathlib import Path
 from typing import Iterable
 
 import psutil
+
+from ddp_lessons.rank_output import shorten_paths
 
 HOOKS_DIR = Path(__file__).parent / "rank_hooks"
 """Put first on the ranks' PYTHONPATH: its sitecustomize registers the faulthandler fallback."""
@@ -62,6 +65,17 @@ class Capture:
     tool: str | None
     note: str = ""
     seconds: float = 0.0
+
+
+def take(result, agent_pids: Iterable[int], script: str | os.PathLike) -> None:
+    """Before a timeout's kill: fill `result` (a `launch.RunResult`) with each rank's stack and where."""
+    try:
+        got = capture(rank_pids(agent_pids), result.run_dir)
+    except Exception as exc:  # a diagnosis must never hide the timeout itself
+        got = Capture({}, None, f"stack capture failed: {exc!r}")
+    result.stacks = {rank: shorten_paths(text) for rank, text in got.stacks.items()}
+    result.where = {rank: where(text, script) for rank, text in got.stacks.items()}
+    result.stack_tool, result.stack_note, result.stack_seconds = got.tool, got.note, got.seconds
 
 
 def find_py_spy() -> str | None:
@@ -108,10 +122,10 @@ def capture(pids: dict[int, int], run_dir: str | os.PathLike, tool: str | None =
                 dumps = dict(zip(pids, pool.map(lambda pid: _py_spy(binary, pid, seconds * 0.5),
                                                 pids.values())))
             stacks = {r: text for r, (ok, text) in dumps.items() if ok}
-            if stacks and (len(stacks) == len(pids) or tool == "py-spy"):
-                return Capture(stacks, "py-spy", "", time.perf_counter() - start)
-            note = "py-spy could not read the ranks: " + "; ".join(
+            note = "" if len(stacks) == len(pids) else "py-spy could not read the ranks: " + "; ".join(
                 sorted({text for ok, text in dumps.values() if not ok}))[:300]
+            if stacks and (len(stacks) == len(pids) or tool == "py-spy"):
+                return Capture(stacks, "py-spy", note, time.perf_counter() - start)
         if tool == "py-spy":
             return Capture({}, None, note, time.perf_counter() - start)
     left = max(0.5, seconds - (time.perf_counter() - start))
@@ -139,6 +153,8 @@ def _py_spy(binary: str, pid: int, timeout: float) -> tuple[bool, str]:
 def _faulthandler(pids: dict[int, int], folder: Path, seconds: float) -> tuple[dict[int, str], str]:
     """Signal every rank to dump its stacks into its file; collect what they wrote within `seconds`."""
     sizes, missing = {}, []
+    if not hasattr(signal, "SIGUSR1"):
+        return {}, "the faulthandler fallback needs SIGUSR1, which this system lacks"
     for rank, pid in pids.items():
         path = folder / f"rank{rank}.stack.txt"
         if not path.is_file():  # no handler registered: SIGUSR1 would simply kill the rank
@@ -183,7 +199,8 @@ def where(text: str, script: str | os.PathLike, cwd: str | os.PathLike | None = 
     """One line saying where a rank is: the innermost line of `script` it runs, and the torch call.
 
     E.g. ``in barrier() at scripts/10_x.py:14: dist.barrier()``; ``at scripts/10_x.py:9:
-    time.sleep(60)`` when the line calls no Python code of torch.
+    time.sleep(60)`` when the line calls no Python code of torch. The torch function is named as
+    faulthandler names it (``backward``, where py-spy says ``Tensor.backward``), whichever tool ran.
     """
     cwd = Path(cwd or os.getcwd())
     script = _resolve(script, cwd)
@@ -202,21 +219,29 @@ def where(text: str, script: str | os.PathLike, cwd: str | os.PathLike | None = 
         frame = main[0]
         return f"in {frame.func}() at {_show(frame.file, cwd)}:{frame.line} (not in {_show(script, cwd)})"
     user = main[mine[0]]
+    linecache.checkcache(str(script))  # a lesson may have rewritten the script since
     source = linecache.getline(str(script), user.line).strip()
     here = f"at {_show(script, cwd)}:{user.line}" + (f": {source}" if source else "")
-    calls = [f.func for f in reversed(main[:mine[0]]) if _is_torch(f.file) and not _is_wrapper(f.func)]
+    calls = [f.func.rsplit(".", 1)[-1] for f in reversed(main[:mine[0]])  # the same for both tools
+             if _is_torch(f.file) and not _is_wrapper(f.func)]
     return f"in {calls[0]}() {here}" if calls else here
 
 
-def shorten(text: str, cwd: str | os.PathLike | None = None) -> str:
-    """`text` with the working directory, site-packages and stdlib prefixes cut from its paths."""
-    prefixes = {str(Path(cwd or os.getcwd())) + os.sep}
-    for key in ("purelib", "platlib", "stdlib", "platstdlib"):
-        prefixes.add(sysconfig.get_path(key) + os.sep)
-    text = re.sub(r"[^\s\"(]*/(site|dist)-packages/", "", text)
-    for prefix in sorted(prefixes, key=len, reverse=True):
-        text = text.replace(prefix, "")
-    return text
+def check(tool: str | None = None, seconds: float = CAPTURE_SECONDS) -> Capture:
+    """Capture the stack of a sleeping Python started like a rank: does stack capture work here?"""
+    with tempfile.TemporaryDirectory(prefix="ddp-stacks-") as run_dir:
+        env = {**os.environ, "RANK": "0", "TORCHELASTIC_RUN_ID": "check", "DDP_LESSONS_RUN_DIR": run_dir,
+               "PYTHONPATH": os.pathsep.join(p for p in (str(HOOKS_DIR), os.environ.get("PYTHONPATH")) if p)}
+        env.pop("DDP_LESSONS_HOOKED", None)
+        child = subprocess.Popen([sys.executable, "-c", "import time; print('ready', flush=True); "
+                                  "time.sleep(60)"], env=env, stdout=subprocess.PIPE, text=True)
+        try:
+            child.stdout.readline()
+            return capture({0: child.pid}, run_dir, tool, seconds)
+        finally:
+            child.kill()
+            child.wait()
+            child.stdout.close()
 
 
 def _resolve(path: str | os.PathLike, cwd: Path) -> Path:

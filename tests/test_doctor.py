@@ -27,6 +27,15 @@ def test_text_report_without_smoke_names_the_choice(capsys):
     assert "course choice for 2 local ranks" in text
     assert info["chosen"]["backend"] in backend.BACKENDS
     assert "smoke test" not in text
+    assert f"stacks of hung ranks: {info['stack_capture']['tool']} works" in text
+
+
+def test_stack_capture_line_says_why_it_cannot_work():
+    info = doctor.report(nproc=2, smoke=False)
+    info["stack_capture"] = {"tool": None, "note": "py-spy is not installed; faulthandler got no "
+                             "stack from rank(s) 0"}
+    assert ("stacks of hung ranks: cannot be captured here (py-spy is not installed; faulthandler "
+            "got no stack from rank(s) 0)") in doctor.format_report(info)
 
 
 def test_failed_smoke_test_is_reported_as_failed():

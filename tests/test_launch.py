@@ -1,13 +1,12 @@
 """The launcher: happy path, a failing rank, a hang, and bad inputs."""
 import subprocess
-import threading
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from ddp_lessons import launch, processes, rank_output, records
+from ddp_lessons import launch, processes, records, stacks
 
 SCRIPTS = Path(__file__).parent / "scripts"
 
@@ -69,18 +68,29 @@ def test_failing_rank_is_named_with_its_traceback(tmp_path):
 
 
 @pytest.mark.slow
-def test_hang_times_out_with_a_hint_and_kills_every_process(tmp_path):
+@pytest.mark.parametrize("tool", ["auto", "faulthandler"])
+def test_hang_says_where_each_rank_waits_then_kills_every_process(tmp_path, monkeypatch, tool):
+    """Rank 0 sleeps, rank 1 waits for it in a barrier: the timeout names both lines."""
+    monkeypatch.setenv(stacks.TOOL_ENV, tool)
+    expected_tool = stacks.check().tool if tool == "auto" else tool  # py-spy where ptrace works
     start = time.perf_counter()
     with pytest.raises(launch.RunTimeoutError) as info:
-        launch.run_torchrun(SCRIPTS / "hang_in_allreduce.py", nproc=2, run_dir=tmp_path,
-                            timeout=12, echo=False)
+        launch.run_torchrun(SCRIPTS / "rank0_sleeps_rank1_barrier.py", nproc=2, run_dir=tmp_path,
+                            timeout=20, echo=False)
     elapsed = time.perf_counter() - start
-    assert elapsed < 12 + 10
-    message = str(info.value)
-    assert "did not finish within 12 s" in message
+    result, message = info.value.result, str(info.value)
+    script = "tests/scripts/rank0_sleeps_rank1_barrier.py"
+    assert result.stack_tool == expected_tool and f"taken with {expected_tool}" in message
+    assert result.where == {0: f"at {script}:9: time.sleep(3600)",
+                            1: f"in barrier() at {script}:11: dist.barrier()"}
+    assert f"rank 0: {result.where[0]}" in message and f"rank 1: {result.where[1]}" in message
+    assert "distributed_c10d.py" in result.stacks[1]  # the full stack, down into torch
+    assert "did not finish within 20 s" in message
     assert "collective" in message and "TORCH_DISTRIBUTED_DEBUG" in message
     assert "rank 1 started" in message  # last output of each rank is shown
-    pids = info.value.result.pids
+    assert result.stack_seconds <= stacks.CAPTURE_SECONDS  # the capture adds at most ~5 s
+    assert elapsed < 20 + stacks.CAPTURE_SECONDS + 10  # then the kill, as before
+    pids = result.pids
     assert len(pids) >= 3  # torchrun + 2 ranks were seen
     assert processes.alive(pids) == []
 
@@ -161,24 +171,6 @@ def test_simulated_nodes_get_their_own_gpus_when_there_are_enough(monkeypatch):
     assert launch._split_gpus(nproc=4, nnodes=1) is None  # one node sees every GPU
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5")
     assert launch._split_gpus(nproc=1, nnodes=2) == ["3", "5"]
-
-
-def test_a_line_split_by_another_ranks_line_is_put_back_together(capsys):
-    """torchrun's tee can emit half of rank 0's line, then rank 1's line, then the rest."""
-    mark = launch.RANK_MARK.replace("${rank}", "{}")
-    stream = [f"{mark.format(0)}loss 0.2{mark.format(1)}loss 0.3\n",
-              f"{mark.format(0)}5 at step 7\n",
-              "W1129 19:23:18.429000 3811 torch/distributed/elastic/... closing signal\n",
-              f"{mark.format(1)}[rank1]: ValueError: boom\n",
-              f"{mark.format(0)}unfinished"]
-    result = launch.RunResult(command=[], nproc=2, run_dir=Path("."))
-    rank_output.pump(iter(stream), result, threading.Lock(), echo=True)
-    assert result.rank_lines == {0: ["loss 0.25 at step 7", "unfinished"],
-                                 1: ["loss 0.3", "ValueError: boom"]}
-    assert result.launcher_lines == [stream[2].rstrip("\n")]
-    printed = capsys.readouterr().out.splitlines()
-    assert printed == ["[rank 1] loss 0.3", "[rank 0] loss 0.25 at step 7", "[rank 1] ValueError: boom",
-                       "[rank 0] unfinished"]
 
 
 def test_print_sorted_groups_lines_by_rank_whatever_order_they_arrived_in(capsys):

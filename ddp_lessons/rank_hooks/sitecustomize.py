@@ -25,8 +25,9 @@ def _install() -> None:
 
     folder = os.path.join(run_dir, "diagnose")
     os.makedirs(folder, exist_ok=True)
-    stack_file = open(os.path.join(folder, f"rank{rank}.stack.txt"), "w")  # faulthandler keeps it
-    faulthandler.register(signal.SIGUSR1, file=stack_file, all_threads=True)
+    if hasattr(signal, "SIGUSR1"):  # not on Windows
+        stack_file = open(os.path.join(folder, f"rank{rank}.stack.txt"), "w")  # faulthandler keeps it
+        faulthandler.register(signal.SIGUSR1, file=stack_file, all_threads=True)
     faulthandler.enable(all_threads=True)
     previous_hook = sys.excepthook
 
@@ -64,5 +65,7 @@ def _chain() -> None:
 
 try:
     _install()
+except Exception as exc:  # the rank must run even where its evidence cannot be recorded
+    print(f"ddp_lessons rank hooks not installed: {exc!r}", file=__import__("sys").stderr)
 finally:
     _chain()
