@@ -4,7 +4,9 @@ In ``solutions/NN_topic.ipynb`` the student's part of a code cell sits between a
 ``### BEGIN SOLUTION`` and a line ``### END SOLUTION`` (any indentation). The exercise replaces each
 region, markers included, with ``# YOUR CODE HERE`` and ``raise NotImplementedError()`` at the
 marker's indentation; a markdown region between ``<!-- BEGIN SOLUTION -->`` and
-``<!-- END SOLUTION -->`` becomes ``_Your answer here._``. Code cells lose their outputs and
+``<!-- END SOLUTION -->`` becomes ``_Your answer here._``. A code region may end with a line
+``### EXERCISE SHOWS`` followed by commented-out lines: the exercise then shows those lines,
+uncommented, instead of the stub (a planted bug for a bug hunt; nothing at all if none follow). Code cells lose their outputs and
 execution counts; everything else (cell ids, metadata, check cells) is kept as it is.
 
 Check cells carry the cell metadata ``{"ddp_lessons": {"check": true, "points": N}}``; the grader
@@ -24,6 +26,8 @@ from nbformat import NotebookNode
 NOTEBOOK_PATTERN = "[0-9][0-9]_*.ipynb"
 CODE_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
+CODE_SHOWS = "### EXERCISE SHOWS"
+"""Inside a code region: the commented lines after it are what the exercise shows instead of the stub."""
 MARKDOWN_MARKERS = ("<!-- BEGIN SOLUTION -->", "<!-- END SOLUTION -->")
 MARKDOWN_STUB = ("_Your answer here._",)
 
@@ -32,8 +36,10 @@ class ExerciseFormatError(ValueError):
     """A solution notebook breaks the exercise format (markers or check-cell metadata)."""
 
 
-def replace_regions(source: str, markers: tuple[str, str], stub: tuple[str, ...], where: str) -> str:
-    """`source` with each marked region replaced by `stub`, indented like its BEGIN marker."""
+def replace_regions(source: str, markers: tuple[str, str], stub: tuple[str, ...], where: str,
+                    shows: str | None = None) -> str:
+    """`source` with each marked region replaced by `stub`, indented like its BEGIN marker, or by
+    the region's uncommented lines after a `shows` marker when it has one."""
     begin, end = markers
     kept: list[str] = []
     opened_at = None
@@ -43,15 +49,22 @@ def replace_regions(source: str, markers: tuple[str, str], stub: tuple[str, ...]
             if opened_at is not None:
                 raise ExerciseFormatError(f"{where}, line {number}: {begin!r} inside the region "
                                           f"opened on line {opened_at} (regions cannot nest)")
-            opened_at = number
+            opened_at, shown = number, None
             indent = line[:len(line) - len(line.lstrip())]
-            kept += [indent + stub_line for stub_line in stub]
         elif marker == end:
             if opened_at is None:
                 raise ExerciseFormatError(f"{where}, line {number}: {end!r} without a {begin!r} before it")
+            kept += [indent + stub_line for stub_line in stub] if shown is None else shown
             opened_at = None
         elif opened_at is None:
             kept.append(line)
+        elif shows is not None and marker == shows:
+            shown = []
+        elif shown is not None:
+            if not line.startswith(indent + "#"):
+                raise ExerciseFormatError(f"{where}, line {number}: after {shows!r}, every line is "
+                                          f"commented out at the marker's indentation ({indent + '# '!r})")
+            shown.append(indent + line[len(indent) + 1:].removeprefix(" "))
     if opened_at is not None:
         raise ExerciseFormatError(f"{where}, line {opened_at}: {begin!r} is never closed by {end!r}")
     return "\n".join(kept)
@@ -84,7 +97,7 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
     for index, cell in enumerate(exercise.cells):
         where = f"{name}, cell {index} (id {cell.get('id', '?')})"
         if cell.cell_type == "code":
-            cell.source = replace_regions(cell.source, CODE_MARKERS, CODE_STUB, where)
+            cell.source = replace_regions(cell.source, CODE_MARKERS, CODE_STUB, where, CODE_SHOWS)
             cell.outputs = []
             cell.execution_count = None
         elif cell.cell_type == "markdown":

@@ -42,6 +42,7 @@ TOOL_ENV = "DDP_LESSONS_STACK_TOOL"
 CAPTURE_SECONDS = 4.5
 """The most a timeout's stack capture may add before the job is killed."""
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # py-spy colours its dump when the environment asks for colour
 _PYSPY_FRAME = re.compile(r"^\s+(?P<func>.+?) \((?P<file>.+):(?P<line>\d+)\)\s*$")
 _FAULTHANDLER_FRAME = re.compile(r'^\s+File "(?P<file>.+)", line (?P<line>\d+) in (?P<func>.+?)\s*$')
 _THREAD = re.compile(r"^(Current thread|Thread) ")
@@ -144,10 +145,11 @@ def _py_spy(binary: str, pid: int, timeout: float) -> tuple[bool, str]:
         return False, f"py-spy took longer than {timeout:.1f} s"
     except OSError as exc:
         return False, f"py-spy could not start ({exc})"
-    if out.returncode != 0 or "Thread " not in out.stdout:
-        lines = (out.stderr or out.stdout).strip().splitlines()
+    stdout = _ANSI.sub("", out.stdout)  # e.g. FORCE_COLOR/CLICOLOR_FORCE, set in Jupyter kernels
+    if out.returncode != 0 or "Thread " not in stdout:
+        lines = (out.stderr or stdout).strip().splitlines()
         return False, (lines[-1] if lines else f"py-spy exited with code {out.returncode}")
-    return True, out.stdout
+    return True, stdout
 
 
 def _faulthandler(pids: dict[int, int], folder: Path, seconds: float) -> tuple[dict[int, str], str]:

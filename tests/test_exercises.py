@@ -170,3 +170,23 @@ def test_stored_exercise_is_what_the_generator_makes_from_its_solution(solution_
 
 def test_every_stored_exercise_has_its_solution():
     assert exercises.orphans(ROOT / "solutions", ROOT / "exercises") == []
+
+
+def test_a_region_with_exercise_shows_gives_the_exercise_its_uncommented_lines():
+    source = ("def wrap(model, rank, local_rank):\n    ### BEGIN SOLUTION\n    ids = [local_rank]\n"
+              f"    {exercises.CODE_SHOWS}\n    # ids = [rank]\n    #     # (indented more)\n    ### END SOLUTION\n"
+              "    return ids")
+    assert exercises.replace_regions(source, exercises.CODE_MARKERS, STUB, "nb", exercises.CODE_SHOWS) == (
+        "def wrap(model, rank, local_rank):\n    ids = [rank]\n        # (indented more)\n    return ids")
+
+
+def test_exercise_shows_with_nothing_after_it_removes_the_region():
+    source = f"a = 1\n### BEGIN SOLUTION\nsampler.set_epoch(epoch)\n{exercises.CODE_SHOWS}\n### END SOLUTION\nb = 2"
+    assert exercises.replace_regions(source, exercises.CODE_MARKERS, STUB, "nb", exercises.CODE_SHOWS) == \
+        "a = 1\nb = 2"
+
+
+def test_exercise_shows_refuses_a_line_that_is_not_commented_out():
+    source = f"### BEGIN SOLUTION\nx = 1\n{exercises.CODE_SHOWS}\nx = 2\n### END SOLUTION"
+    with pytest.raises(exercises.ExerciseFormatError, match="line 4: after '### EXERCISE SHOWS'"):
+        exercises.replace_regions(source, exercises.CODE_MARKERS, STUB, "nb", exercises.CODE_SHOWS)

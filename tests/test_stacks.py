@@ -153,3 +153,15 @@ def test_where_reads_the_script_as_it_is_now_not_a_cached_copy(tmp_path):
     script.write_text("dist.all_reduce(t)  # the fixed script, rewritten by %%writefile\n")
     assert stacks.where(dump, script, cwd=tmp_path).endswith(": dist.all_reduce(t)  # the fixed "
                                                             "script, rewritten by %%writefile")
+
+
+def test_py_spy_output_coloured_for_a_jupyter_kernel_is_read_without_its_colour_codes(monkeypatch):
+    """Inside Jupyter (FORCE_COLOR etc. set) py-spy colours its dump; the frames must still parse."""
+    coloured = ('Thread \x1b[33m\x1b[1m7\x1b[0m (idle): "MainThread"\n'
+                '    \x1b[32mbarrier\x1b[0m (torch/distributed/distributed_c10d.py\x1b[0m:\x1b[2m5356\x1b[0m)\n'
+                '    \x1b[32mmain\x1b[0m (\x1b[36mscripts/x.py\x1b[0m:\x1b[2m18\x1b[0m)\n')
+    done = subprocess.CompletedProcess([], 0, stdout=coloured, stderr="")
+    monkeypatch.setattr(stacks.subprocess, "run", lambda *args, **kwargs: done)
+    ok, text = stacks._py_spy("py-spy", 7, 1.0)
+    assert ok and "\x1b" not in text
+    assert [(f.func, f.line) for f in stacks.parse(text)[0][1]] == [("barrier", 5356), ("main", 18)]

@@ -8,10 +8,12 @@ the ranks recorded (``checks.ddp_gradients(records.load(run.run_dir, "gradients"
 `restartable` under ``scripts/crash_during_snapshot.py``.
 
 Topic modules, by exercise: `gradients` (1 and 4), `process_group` (2), `devices` (3), `sampler` (5),
-`no_sync` (6), `set_epoch` (7), `checkpoint` (8), `scaling` (9), `metrics` (11), `restart` (12);
-`common` holds what they share.
+`no_sync` (6), `set_epoch` (7), `checkpoint` (8), `scaling` (9), `bug_hunt` (10), `metrics` (11),
+`restart` (12); `common` holds what they share.
 """
 
+from ddp_lessons.checks.bug_hunt import (device_ids_per_node, every_parameter_gets_a_gradient,
+                                         new_order_each_epoch, one_shard_per_rank, ranks_stay_in_step)
 from ddp_lessons.checks.checkpoint import checkpointing
 from ddp_lessons.checks.devices import device_and_backend, torchrun_env
 from ddp_lessons.checks.gradients import averaged_gradients, ddp_gradients, replica_gradients
@@ -33,6 +35,8 @@ __all__ = [
     "set_epoch_used",  # 7
     "checkpointing",  # 8
     "strong_scaling", "weak_scaling",  # 9
+    "device_ids_per_node", "one_shard_per_rank", "new_order_each_epoch", "ranks_stay_in_step",
+    "every_parameter_gets_a_gradient",  # 10
     "distributed_accuracy", "real_distributed_accuracy", "batch_arithmetic",  # 11
     "restartable",  # 12
 ]

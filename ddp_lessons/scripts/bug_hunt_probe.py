@@ -1,0 +1,89 @@
+"""Run one part of exercise 10's training script on real ranks, apart from the other parts.
+
+``python -m torch.distributed.run ... bug_hunt_probe.py SCRIPT --part train|model``:
+
+* ``train``: the script's ``Trainer.train`` for 3 epochs, with a plain model and data loader of
+  this probe's own (so only the loop's own collectives are tested);
+* ``model``: 3 training steps of the script's ``Net``, wrapped by the script's ``wrap``.
+
+The process group's timeout is cut to `GROUP_TIMEOUT` so that a hang ends as an error on every
+rank, with a traceback saying where each rank waited. Used by `ddp_lessons.checks.bug_hunt`.
+"""
+import argparse
+import gc
+import importlib.util
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+
+from ddp_lessons import records
+
+GROUP_TIMEOUT = timedelta(seconds=10)
+_init_process_group = dist.init_process_group
+
+
+def _init_with_short_timeout(*args, **kwargs):
+    """`dist.init_process_group` with this probe's short timeout (the script calls it in setup())."""
+    return _init_process_group(*args, **{**kwargs, "timeout": GROUP_TIMEOUT})
+
+
+def load(path):
+    """The script at `path` as a module (its main() does not run)."""
+    spec = importlib.util.spec_from_file_location("bug_hunt", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def probe_train(script, rank, device):
+    """Trainer.train for 3 epochs on a plain linear model: every rank must get through every epoch."""
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 1).to(device)
+    model = DDP(model, device_ids=[device.index] if device.type == "cuda" else None)
+    dataset = script.Numbered()
+    loader = DataLoader(dataset, batch_size=8, sampler=DistributedSampler(dataset, seed=0))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    trainer = script.Trainer(model, loader, optimizer, device, records.run_dir() / "checkpoint.pt", rank)
+    epochs = len(trainer.train(3))
+    print(f"rank {rank} finished {epochs} epochs")
+    records.write("probe-train", {"epochs": epochs})
+    return model
+
+
+def probe_model(script, rank, local_rank, device):
+    """3 SGD steps of the script's Net, wrapped by the script's wrap()."""
+    torch.manual_seed(0)
+    model = script.wrap(script.Net(), device, rank, local_rank)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    for step in range(3):
+        x = torch.randn(8, 4, device=device)
+        optimizer.zero_grad()
+        F.mse_loss(model(x), x.sum(dim=1, keepdim=True)).backward()
+        optimizer.step()
+        print(f"rank {rank}: step {step} done")
+    records.write("probe-model", {"steps": 3})
+    return model
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("script")
+    parser.add_argument("--part", choices=["train", "model"], required=True)
+    args = parser.parse_args()
+    dist.init_process_group = _init_with_short_timeout
+    script = load(args.script)
+    rank, local_rank, device = script.setup()
+    model = probe_train(script, rank, device) if args.part == "train" else \
+        probe_model(script, rank, local_rank, device)
+    del model
+    gc.collect()
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

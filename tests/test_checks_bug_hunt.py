@@ -1,0 +1,79 @@
+"""`checks.bug_hunt` (exercise 10): each check catches its own planted bug, whatever the other four do."""
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from ddp_lessons import checks, exercises
+
+ROOT = Path(__file__).resolve().parents[1]
+BUGS = ["unused parameter", "device_ids=[rank]", "shuffle=True", "no set_epoch", "barrier under rank 0"]
+"""The solution's regions, in script order: each one's EXERCISE SHOWS part plants one bug."""
+
+
+def script_with(bugs, folder):
+    """The solution's training script with the `bugs` planted (by name) and the others fixed."""
+    cell = next(c for c in nbformat.read(ROOT / "solutions" / "10_bug_hunt.ipynb", as_version=4).cells
+                if c.source.startswith("%%writefile scripts/10_bug_hunt.py"))
+    lines, region, part = [], -1, None
+    for line in cell.source.split("\n")[1:]:
+        marker = line.strip()
+        if marker == exercises.CODE_MARKERS[0]:
+            region, part = region + 1, "fix"
+            indent = line[:len(line) - len(line.lstrip())]
+        elif marker == exercises.CODE_SHOWS:
+            part = "bug"
+        elif marker == exercises.CODE_MARKERS[1]:
+            part = None
+        elif part is None or (part == "fix") == (BUGS[region] not in bugs):
+            lines.append(line if part != "bug" else indent + line[len(indent) + 1:].removeprefix(" "))
+    assert region == len(BUGS) - 1, "the solution's regions no longer match BUGS"
+    path = folder / f"bugs_{len(bugs)}_{abs(hash(tuple(sorted(bugs))))}.py"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def fails_with(hint):
+    return pytest.raises(AssertionError, match=re.escape(hint))
+
+
+def test_the_untouched_script_is_the_solution_with_all_five_bugs_planted(tmp_path):
+    exercise = nbformat.read(ROOT / "exercises" / "10_bug_hunt.ipynb", as_version=4)
+    source = next(c.source for c in exercise.cells if c.source.startswith("%%writefile scripts/10_bug_hunt"))
+    assert source.split("\n", 1)[1] + "\n" == script_with(BUGS, tmp_path).read_text()
+
+
+IN_PROCESS = [("device_ids=[rank]", checks.device_ids_per_node, "rank 2 (local rank 0) asked DDP for GPU(s) [2]"),
+              ("shuffle=True", checks.one_shard_per_rank, "building rank 0's DataLoader raised ValueError"),
+              ("no set_epoch", checks.new_order_each_epoch, "visited its shard in the same order in all 3 epochs")]
+
+
+@pytest.mark.parametrize("bug, check, hint", IN_PROCESS, ids=[bug for bug, _, _ in IN_PROCESS])
+def test_each_in_process_check_catches_its_bug_and_only_its_bug(tmp_path, bug, check, hint):
+    check(script_with([], tmp_path))
+    check(script_with([b for b in BUGS if b != bug], tmp_path))
+    with fails_with(hint):
+        check(script_with([bug], tmp_path))
+
+
+def test_a_loader_without_the_sampler_is_caught_by_its_overlapping_shards(tmp_path):
+    path = script_with([], tmp_path)
+    path.write_text(path.read_text().replace("sampler=sampler)", "shuffle=True)"))
+    with fails_with("rank 0 visited 64 samples, the whole data set"):
+        checks.one_shard_per_rank(path)
+
+
+@pytest.mark.slow
+def test_the_barrier_check_reports_the_hang_and_where_each_rank_waited(tmp_path):
+    with fails_with("the job hung") as caught:
+        checks.ranks_stay_in_step(script_with(BUGS, tmp_path))
+    assert "dist.barrier()" in str(caught.value)
+    checks.ranks_stay_in_step(script_with([b for b in BUGS if b != "barrier under rank 0"], tmp_path))
+
+
+@pytest.mark.slow
+def test_the_unused_parameter_check_names_the_parameter(tmp_path):
+    with fails_with("parameters without a gradient: aux_head.bias, aux_head.weight"):
+        checks.every_parameter_gets_a_gradient(script_with(BUGS, tmp_path))
+    checks.every_parameter_gets_a_gradient(script_with([b for b in BUGS if b != "unused parameter"], tmp_path))
