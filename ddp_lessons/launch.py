@@ -80,6 +80,8 @@ class RunResult:
     rank_lines: dict[int, list[str]] = field(default_factory=dict)
     launcher_lines: list[str] = field(default_factory=list)
     pids: set[int] = field(default_factory=set)
+    restarts: int = 0
+    """Times torchrun restarted the workers after a failure (``max_restarts``; lesson 12)."""
 
     @property
     def world_size(self) -> int:
@@ -105,7 +107,7 @@ class RunResult:
 def torchrun_command(script: str | os.PathLike, nproc: int, args: Sequence[str] = (),
                      log_dir: str | os.PathLike | None = None, nnodes: int = 1,
                      rdzv_endpoint: str | None = None, rdzv_id: str = "ddp-course",
-                     is_host: bool = True) -> list[str]:
+                     is_host: bool = True, max_restarts: int = 0) -> list[str]:
     """The exact command line `run_torchrun` executes (what you would type as ``torchrun ...``).
 
     One node: ``--standalone`` (a private rendezvous on a free local port). Simulated nodes: each
@@ -118,6 +120,8 @@ def torchrun_command(script: str | os.PathLike, nproc: int, args: Sequence[str] 
         cmd += ["--nnodes", str(nnodes), "--rdzv-backend", "c10d", "--rdzv-endpoint", str(rdzv_endpoint),
                 "--rdzv-id", rdzv_id, "--rdzv-conf", f"is_host={int(is_host)}"]
     cmd += ["--local-addr", LOCAL_ADDR, "--nproc_per_node", str(nproc), "--tee", "3"]
+    if max_restarts:
+        cmd += ["--max-restarts", str(max_restarts)]
     if log_dir is not None:
         cmd += ["--log-dir", str(log_dir)]
     return cmd + [str(script), *map(str, args)]
@@ -161,7 +165,7 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
                  nnodes: int = 1, env: Mapping[str, str] | None = None,
                  timeout: float = DEFAULT_TIMEOUT, backend: str | None = None,
                  threads_per_rank: int | None = None, run_dir: str | os.PathLike | None = None,
-                 echo: bool = True) -> RunResult:
+                 echo: bool = True, max_restarts: int = 0) -> RunResult:
     """Run `script` on `nproc` ranks per node with torchrun; return a `RunResult` or raise.
 
     nnodes: simulate this many nodes on this machine (one torchrun agent each, rendezvous on
@@ -170,6 +174,8 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
     threads_per_rank: CPU threads per rank; default max(1, cores // ranks on this machine).
     run_dir: where ranks write records; default a fresh folder under ./runs.
     echo: stream rank-prefixed lines live while the job runs.
+    max_restarts: torchrun restarts all workers up to this many times after a failure
+      (``--max-restarts``); ``result.restarts`` says how many restarts it took.
     """
     validate(script, nproc, backend, nnodes=nnodes)
     run_dir = Path(run_dir) if run_dir is not None else new_run_dir(Path(script).stem)
@@ -186,7 +192,7 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
     rdzv_id = f"ddp-course-{uuid.uuid4().hex[:8]}"
     commands = [torchrun_command(script, nproc, args, log_dir=run_dir / "torchrun-logs" / f"node{n}",
                                  nnodes=nnodes, rdzv_endpoint=endpoint, rdzv_id=rdzv_id,
-                                 is_host=n == 0)
+                                 is_host=n == 0, max_restarts=max_restarts)
                 for n in range(nnodes)]
     result = RunResult(command=commands[0], nproc=nproc, nnodes=nnodes, run_dir=run_dir)
 
@@ -314,6 +320,13 @@ def _finish(result: RunResult, agents: list[subprocess.Popen], readers: Iterable
     codes = [agent.returncode for agent in agents]
     result.returncode = next((code for code in codes if code != 0), 0) if None not in codes else None
     result.wall_seconds = time.perf_counter() - start
+    result.restarts = count_restarts(result.run_dir / "torchrun-logs")
+
+
+def count_restarts(log_root: Path) -> int:
+    """Worker restarts torchrun made: it logs each attempt to ``<node>/<run id>/attempt_<n>``."""
+    attempts = [int(p.name.split("_")[1]) for p in log_root.glob("*/*/attempt_*")]
+    return max(attempts, default=0)
 
 
 def failed_ranks(result: RunResult) -> list[int]:

@@ -186,3 +186,26 @@ def test_print_sorted_groups_lines_by_rank_whatever_order_they_arrived_in(capsys
                               rank_lines={1: ["b1", "b2"], 0: ["a1"]})
     result.print_sorted()
     assert capsys.readouterr().out.splitlines() == ["[rank 0] a1", "[rank 1] b1", "[rank 1] b2"]
+
+
+def test_max_restarts_is_passed_to_torchrun_only_when_asked():
+    assert "--max-restarts" not in launch.torchrun_command("train.py", 2)
+    cmd = launch.torchrun_command("train.py", 2, max_restarts=3)
+    assert cmd[cmd.index("--max-restarts") + 1] == "3" and cmd.index("--max-restarts") < cmd.index("train.py")
+
+
+@pytest.mark.slow
+def test_a_rank_that_fails_once_is_restarted_and_the_result_counts_the_restart(tmp_path):
+    result = launch.run_torchrun(SCRIPTS / "rank1_fails_once.py", nproc=2, run_dir=tmp_path,
+                                 timeout=90, echo=False, max_restarts=2)
+    assert result.returncode == 0 and result.restarts == 1
+    assert [row["restart_count"] for row in records.load(tmp_path, "attempt")] == [1, 1]
+    assert "rank 1 fails in the first attempt" in result.output(1)
+
+
+@pytest.mark.slow
+def test_without_max_restarts_the_same_failure_ends_the_run(tmp_path):
+    with pytest.raises(launch.RankFailedError) as info:
+        launch.run_torchrun(SCRIPTS / "rank1_fails_once.py", nproc=2, run_dir=tmp_path,
+                            timeout=90, echo=False)
+    assert info.value.ranks[0] == 1 and info.value.result.restarts == 0
