@@ -7,10 +7,11 @@ the ranks recorded (``checks.ddp_gradients(records.load(run.run_dir, "gradients"
 `checkpointing` launches its script itself, under the observer ``scripts/observe_checkpoint_io.py``.
 
 Topic modules, by exercise: `gradients` (1 and 4), `process_group` (2), `devices` (3), `sampler` (5),
-`no_sync` (6), `set_epoch` (7), `checkpoint` (8), `scaling` (9), `amp` (13); `common` holds what
-they share.
+`no_sync` (6), `set_epoch` (7), `checkpoint` (8), `scaling` (9), `amp` (13), `accelerate_port`
+(14); `common` holds what they share.
 """
 
+from ddp_lessons.checks.accelerate_port import accelerate_port, accelerate_port_run
 from ddp_lessons.checks.amp import amp_run, amp_training
 from ddp_lessons.checks.checkpoint import checkpointing
 from ddp_lessons.checks.devices import device_and_backend, torchrun_env
@@ -32,4 +33,5 @@ __all__ = [
     "checkpointing",  # 8
     "strong_scaling", "weak_scaling",  # 9
     "amp_run", "amp_training",  # 13
+    "accelerate_port", "accelerate_port_run",  # 14
 ]
