@@ -9,9 +9,11 @@ the ranks recorded (``checks.ddp_gradients(records.load(run.run_dir, "gradients"
 
 Topic modules, by exercise: `gradients` (1 and 4), `process_group` (2), `devices` (3), `sampler` (5),
 `no_sync` (6), `set_epoch` (7), `checkpoint` (8), `scaling` (9), `bug_hunt` (10), `metrics` (11),
-`restart` (12); `common` holds what they share.
+`restart` (12), `amp` (13), `accelerate_port` (14); `common` holds what they share.
 """
 
+from ddp_lessons.checks.accelerate_port import accelerate_port, accelerate_port_run
+from ddp_lessons.checks.amp import amp_run, amp_training
 from ddp_lessons.checks.bug_hunt import (device_ids_per_node, every_parameter_gets_a_gradient,
                                          new_order_each_epoch, one_shard_per_rank, ranks_stay_in_step)
 from ddp_lessons.checks.checkpoint import checkpointing
@@ -39,4 +41,6 @@ __all__ = [
     "every_parameter_gets_a_gradient",  # 10
     "distributed_accuracy", "real_distributed_accuracy", "batch_arithmetic",  # 11
     "restartable",  # 12
+    "amp_run", "amp_training",  # 13
+    "accelerate_port", "accelerate_port_run",  # 14
 ]

@@ -1,0 +1,126 @@
+"""`accelerate launch` from a notebook cell: its command line, and a run that captures its output,
+has a timeout and stops every process it started, by pid (taught in lesson 14).
+
+`accelerate launch --multi_gpu` starts torchrun's elastic agent in its own process (it calls
+``torch.distributed.run``), so its workers are ordinary torchrun workers. The course's own
+launcher, `ddp_lessons.launch.run_torchrun`, runs the same kind of job with per-rank output and
+errors that name the failing rank; this module exists to show that the two are the same.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from ddp_lessons import backend, processes
+
+DEFAULT_TIMEOUT = 120.0
+_RANK_ERROR = re.compile(r"^\[rank (\d+)\] (?:\[rank\d+\]: ?)?([A-Za-z_][\w.]*(?:Error|Exception)\b.*)")
+RANK_PREFIX = {"TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE": "[rank ${rank}] "}
+"""torchrun's prefix for each worker line it copies (read by torch.distributed.run, under accelerate too)."""
+
+
+@dataclass
+class AccelerateRun:
+    """A finished `accelerate launch`: its command, return code, output lines and wall time."""
+
+    command: list[str]
+    returncode: int | None = None
+    lines: list[str] = field(default_factory=list)
+    wall_seconds: float = 0.0
+    pids: set[int] = field(default_factory=set)
+
+
+class AccelerateLaunchError(RuntimeError):
+    """`accelerate launch` failed or ran past its timeout; ``.run`` holds what it printed."""
+
+    def __init__(self, message: str, run: AccelerateRun):
+        super().__init__(message)
+        self.run = run
+
+
+def accelerate_command(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] = (),
+                       mixed_precision: str = "no") -> list[str]:
+    """The `accelerate launch` command for `nproc` processes on this machine, run by this interpreter.
+
+    ``--multi_gpu`` selects accelerate's torchrun launcher (the name is historical: on a machine
+    without GPUs the script must ask for the CPU, ``Accelerator(cpu=True)``); port 0 asks accelerate
+    for a free port, as ``--standalone`` does for torchrun. Every setting is given, so a config file
+    in ~/.cache/huggingface cannot change the run. ``--tee 3`` makes torchrun copy each worker's
+    output line by line, prefixed with its rank (see `RANK_PREFIX`).
+    """
+    return [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu",
+            "--num_processes", str(nproc), "--num_machines", "1", "--mixed_precision", mixed_precision,
+            "--dynamo_backend", "no", "--main_process_ip", "127.0.0.1", "--main_process_port", "0",
+            "--tee", "3", str(script), *map(str, args)]
+
+
+def run_accelerate(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] = (), *,
+                   mixed_precision: str = "no", timeout: float = DEFAULT_TIMEOUT,
+                   env: Mapping[str, str] | None = None, echo: bool = True) -> AccelerateRun:
+    """Run `accelerate launch` on `script`; print its lines as they come; return or raise.
+
+    On timeout, failure or Jupyter's stop button every process of the run is stopped, by pid.
+    """
+    run = AccelerateRun(accelerate_command(script, nproc, args, mixed_precision))
+    child_env = {**os.environ, "PYTHONUNBUFFERED": "1",
+                 "OMP_NUM_THREADS": str(backend.threads_per_rank(nproc)), **RANK_PREFIX, **(env or {})}
+    start = time.perf_counter()
+    tree = processes.Tree()
+    agent = subprocess.Popen(run.command, env=child_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1)
+    tree.scan(agent.pid)
+    reader = threading.Thread(target=_read, args=(agent.stdout, run, echo), daemon=True)
+    reader.start()
+    try:
+        while agent.poll() is None:
+            tree.scan(agent.pid)
+            if time.perf_counter() - start > timeout:
+                raise subprocess.TimeoutExpired(run.command, timeout)
+            time.sleep(0.2)
+    except BaseException as error:  # the timeout, or KeyboardInterrupt from Jupyter's stop button
+        tree.kill([agent.pid])
+        agent.wait(timeout=5)
+        _finish(run, agent, reader, tree, start)
+        if isinstance(error, subprocess.TimeoutExpired):
+            raise AccelerateLaunchError(f"accelerate launch did not finish within {timeout:g} s and was "
+                                        f"killed (all {len(run.pids)} processes)", run) from None
+        raise
+    tree.kill([])  # workers left behind by a failed agent, if any
+    _finish(run, agent, reader, tree, start)
+    if run.returncode != 0:
+        tail = "\n".join("    " + line for line in run.lines[-12:])
+        raise AccelerateLaunchError(f"accelerate launch exited with code {run.returncode}{first_error(run)}; "
+                                    f"the end of its output:\n{tail}", run)
+    return run
+
+
+def first_error(run: AccelerateRun) -> str:
+    """': rank R: <the exception line>' for the first rank that printed an exception, else ''."""
+    for line in run.lines:
+        match = _RANK_ERROR.match(line)
+        if match:
+            return f": rank {match.group(1)}: {match.group(2)}"
+    return ""
+
+
+def _read(stream, run: AccelerateRun, echo: bool) -> None:
+    """Collect the launcher's lines (its workers share its stdout) and print them from Python."""
+    for line in stream:
+        run.lines.append(line.rstrip("\r\n"))
+        if echo:
+            print(run.lines[-1], flush=True)
+
+
+def _finish(run: AccelerateRun, agent: subprocess.Popen, reader: threading.Thread,
+            tree: processes.Tree, start: float) -> None:
+    reader.join(timeout=5)
+    run.returncode = agent.returncode
+    run.pids = tree.pids
+    run.wall_seconds = time.perf_counter() - start

@@ -1,0 +1,139 @@
+"""`checks.amp_training` (exercise 13) passes a correct AMP step's records and names each mistake.
+
+Two ranks are simulated in this process: each replica computes its own gradients, they are
+averaged as DDP's all-reduce does, and each replica's own GradScaler decides whether to step.
+`mistake` changes one thing in the step, as a student might.
+"""
+import re
+
+import pytest
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from ddp_lessons import checks
+
+SIZES, STEPS, LR, INF_STEP = [8, 16, 4], 4, 0.5, 2
+
+
+def weights(model):
+    return {name: p.detach().tolist() for name, p in model.state_dict().items()}
+
+
+def simulate(dtype_name, mistake=None):
+    """The records 2 ranks write for STEPS steps of the exercise's script, with one `mistake` or none."""
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[dtype_name]
+    fp16 = dtype == torch.float16
+    torch.manual_seed(0)
+    models = [nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)) for _ in range(2)]
+    models[1].load_state_dict(models[0].state_dict())
+    initial = weights(models[0])
+    optimizers = [torch.optim.SGD(m.parameters(), lr=LR) for m in models]
+    scalers = [torch.amp.GradScaler("cpu", init_scale=2.0**16, enabled=fp16) for _ in models]
+    generators = [torch.Generator().manual_seed(rank) for rank in range(2)]
+    rows = [{"rank": r, "dtype": dtype_name, "sizes": SIZES, "lr": LR, "enabled_scaler": fp16,
+             "initial": initial, "inf_step": INF_STEP if fp16 else -1, "steps": []} for r in range(2)]
+    for step in range(STEPS):
+        outputs, losses = [], []
+        for rank, model in enumerate(models):
+            x = torch.randn(4, 8, generator=generators[rank])
+            y = torch.randint(4, (4,), generator=generators[rank])
+            rows[rank]["steps"].append({"inputs": x.tolist(), "targets": y.tolist()})
+            if fp16 and (step, rank) == (INF_STEP, 1):
+                x[0, 0] = rows[rank]["steps"][-1]["inputs"][0][0] = float("inf")
+            with torch.autocast("cpu", dtype=dtype, enabled=mistake != "no autocast"):
+                out = model(x)
+                loss = F.cross_entropy(out, y) if mistake != "loss outside autocast" else None
+            if loss is None:
+                loss = F.cross_entropy(out, y)
+            outputs.append(out)
+            losses.append(loss)
+            scaled = scalers[rank].scale(loss)
+            (loss if mistake == "scaled loss unused" else scaled).backward()
+        for params in zip(*(m.parameters() for m in models)):  # DDP: average the ranks' gradients
+            mean = sum(p.grad for p in params) / 2
+            for p in params:
+                p.grad = mean.clone()
+        for rank, (model, optimizer, scaler) in enumerate(zip(models, optimizers, scalers)):
+            scale, stepped = scaler.get_scale(), []
+            handle = optimizer.register_step_post_hook(lambda *_: stepped.append(True))
+            if mistake == "optimizer.step":
+                optimizer.step()
+            else:
+                scaler.step(optimizer)
+                if mistake != "no update":
+                    scaler.update()
+            handle.remove()
+            if mistake != "no zero_grad":
+                optimizer.zero_grad()
+            rows[rank]["steps"][-1].update(
+                output_dtype=str(outputs[rank].dtype), loss_dtype=str(losses[rank].dtype), scale=scale,
+                scale_after=scaler.get_scale(), stepped=bool(stepped), weights=weights(model))
+    return rows
+
+
+def fails_with(hint):
+    return pytest.raises(AssertionError, match=re.escape(hint))
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp16"])
+def test_amp_training_passes_a_correct_step(dtype, capsys):
+    checks.amp_training(simulate(dtype))
+    assert capsys.readouterr().out.startswith(f"✓ {dtype}")
+
+
+def test_the_replay_skips_the_step_with_an_inf_and_halves_the_scale():
+    expected = checks.amp.reference_steps(simulate("fp16"))
+    assert [s["stepped"] for s in expected] == [True, True, False, True]
+    assert [s["scale"] for s in expected] == [2.0**16, 2.0**16, 2.0**16, 2.0**15]
+
+
+@pytest.mark.parametrize("dtype, mistake, hint", [
+    ("bf16", "no autocast", "run the forward inside `with torch.autocast(device_type, dtype=dtype):`"),
+    ("bf16", "loss outside autocast", "compute it inside the autocast region too"),
+    ("bf16", "no zero_grad", "zero the gradients after each step"),
+    ("fp16", "scaled loss unused", "backpropagate the scaled loss: scaler.scale(loss).backward()"),
+    ("fp16", "optimizer.step", "call scaler.step(optimizer), not optimizer.step()"),
+])
+def test_amp_training_names_the_mistake(dtype, mistake, hint):
+    with fails_with(hint):
+        checks.amp_training(simulate(dtype, mistake))
+
+
+def test_ranks_whose_weights_drift_apart_fail():
+    rows = simulate("bf16")
+    rows[1]["steps"][1]["weights"] = rows[1]["steps"][0]["weights"]
+    with fails_with("rank 1's weights differ from rank 0's"):
+        checks.amp_training(rows)
+
+
+def scaler_error(calls):
+    """The message torch's GradScaler raises when `calls` ('scale', 'step', 'update') run in this order."""
+    model = nn.Linear(2, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    try:
+        for call in calls:
+            if call == "scale":
+                scaler.scale(model(torch.ones(1, 2)).sum()).backward()
+            elif call == "step":
+                scaler.step(optimizer)
+            else:
+                scaler.update()
+    except (RuntimeError, AssertionError) as error:
+        return str(error)
+    raise AssertionError(f"torch accepted {calls}")
+
+
+@pytest.mark.parametrize("calls, fix", [
+    (["step"], "backpropagate the scaled loss"),
+    (["scale", "update"], "not before it"),
+    (["scale", "step", "scale", "step"], "call scaler.update() after each scaler.step(optimizer)"),
+])
+def test_torchs_errors_for_scaler_calls_out_of_order_become_hints(calls, fix):
+    hint = checks.amp.order_hint(scaler_error(calls))
+    assert fix in hint and "scale(loss).backward() -> step(optimizer) -> update()" in hint
+
+
+def test_other_errors_get_no_order_hint():
+    assert checks.amp.order_hint("RuntimeError: mat1 and mat2 shapes cannot be multiplied") is None
