@@ -201,15 +201,18 @@ class RankGroup:
                 timeout: float | None = None) -> CellResult:
         """Run `code` on `ranks` (default all); wait; return each rank's output, result and state."""
         ranks = self._targets(ranks)
-        view = self.client[[self.engines[r] for r in ranks]]
-        return self._wait(view.execute(code, silent=False, block=False), ranks, timeout)
+        return self._wait(self._view(ranks).execute(code, silent=False, block=False), ranks, timeout)
 
     def evaluate(self, expression: str, ranks: Sequence[int] | None = None,
                  timeout: float | None = None) -> CellResult:
         """Evaluate `expression` on `ranks`; each rank's value is in ``.outputs[i].value``."""
         ranks = self._targets(ranks)
-        view = self.client[[self.engines[r] for r in ranks]]
-        return self._wait(view.apply_async(_evaluate, expression), ranks, timeout)
+        return self._wait(self._view(ranks).apply_async(_evaluate, expression), ranks, timeout)
+
+    def _view(self, ranks: list[int]):
+        """ipyparallel's DirectView of these ranks' engines (one engine: results are not lists)."""
+        engines = [self.engines[r] for r in ranks]
+        return self.client[engines[0] if len(engines) == 1 else engines]
 
     def gather(self, expression: str, ranks: Sequence[int] | None = None,
                timeout: float | None = None) -> list:
