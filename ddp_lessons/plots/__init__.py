@@ -3,5 +3,6 @@
 Topic modules: `coverage` (DistributedSampler shards), `diagrams` (DataParallel vs DDP, rank
 layouts, traffic), `gradients` (DDP vs single-process gradients), `timeline` (backward compute vs
 bucket all-reduce), `training` (loss curves), `scaling` (speedup, efficiency, compute vs
-communication); `figures` makes and renders figures for all of them.
+communication), `collectives` (per-rank values around a collective, barrier waits: lesson
+2's live playground); `figures` makes and renders figures for all of them.
 """
