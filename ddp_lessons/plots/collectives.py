@@ -24,11 +24,11 @@ def plot_rank_values(panels: Mapping[str, Values], title: str = "") -> Figure:
     """One grid per panel (e.g. "before", "after"): a row per rank, a numbered cell per value."""
     if not panels or any(len(rows) == 0 for rows in panels.values()):
         raise ValueError("give at least one panel with one row per rank")
-    widest = max(len(row) for rows in panels.values() for row in rows)
+    widths = [max(len(row) for row in rows) for rows in panels.values()]
     ranks = max(len(rows) for rows in panels.values())
-    fig, axes = new_figure(1.4 + 1.1 * widest * len(panels), 0.9 + 0.55 * ranks, 1, len(panels),
-                           layout="constrained")
-    for ax, (name, rows) in zip(axes[0], panels.items()):
+    fig, axes = new_figure(0.8 + 0.75 * len(panels) + 0.65 * sum(widths), 0.9 + 0.5 * ranks, 1, len(panels),
+                           layout="constrained", gridspec_kw={"width_ratios": widths})
+    for ax, widest, (name, rows) in zip(axes[0], widths, panels.items()):
         for rank, row in enumerate(rows):
             y = len(rows) - 1 - rank
             for column, value in enumerate(row):
@@ -64,6 +64,6 @@ def plot_barrier(arrived: Sequence[float], left: Sequence[float]) -> Figure:
     ax.axvline(last - start, color="black", linestyle="--", linewidth=1, label="last rank arrives")
     ax.set_yticks([len(arrived) - 1 - r for r in range(len(arrived))], [f"rank {r}" for r in range(len(arrived))])
     ax.set_xlabel("seconds after the first rank arrived (dot: arrival, bar: waiting in the barrier)")
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
     ax.set_title("dist.barrier(): every rank leaves after the last one arrives", fontsize=10)
     return fig
