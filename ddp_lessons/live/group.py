@@ -256,7 +256,10 @@ class RankGroup:
         busy = [r for r, part in parts.items() if not part.ready()]
         if busy and reason != "ended":
             self.interrupt(busy)
-            async_result.wait(INTERRUPT_GRACE)
+            with contextlib.suppress(KeyboardInterrupt):  # a second press of the stop button
+                async_result.wait(INTERRUPT_GRACE)
+        # Ranks still busy here are stuck in native code; per-rank stack capture (py-spy dump
+        # --pid self.pids[rank], the launcher's hang diagnosis) would be taken here, before stop().
         if reason == "ended":  # torchrun ends every rank once one has exited: report what is left
             dead = [r for r in ranks if not parts[r].ready()]
         outputs = collect(parts, dead)
