@@ -1,4 +1,4 @@
-"""`python -m ddp_lessons COMMAND`: doctor, course, bench, make-exercises, grade.
+"""`python -m ddp_lessons COMMAND`: doctor, course, bench, bench-live, make-exercises, grade.
 
 Each command lives in its topic module, which provides ``add_arguments(parser)`` and
 ``run(args) -> exit code``; modules are imported only when their command runs.
@@ -14,6 +14,7 @@ COMMANDS = {
     "doctor": ("ddp_lessons.doctor", "report torch, cores, GPUs, backends and run a 2-rank smoke test"),
     "course": ("ddp_lessons.course", "execute every lesson headless and print a table of timings"),
     "bench": ("ddp_lessons.bench", "measure DDP speedup and efficiency over world sizes"),
+    "bench-live": ("ddp_lessons.live.bench", "time live %%ranks cells against fresh torchrun launches"),
     "make-exercises": ("ddp_lessons.exercises", "generate exercises/ from solutions/"),
     "grade": ("ddp_lessons.grading", "grade student notebooks with nbval into a gradebook CSV"),
 }

@@ -3,7 +3,8 @@
 Topic modules: `coverage` (DistributedSampler shards), `diagrams` (DataParallel vs DDP, rank
 layouts, traffic), `gradients` (DDP vs single-process gradients), `timeline` (backward compute vs
 bucket all-reduce), `training` (loss curves), `scaling` (speedup, efficiency, compute vs
-communication), `measure` (lesson 11: accuracy counted four ways, logged loss, batch and lr),
+communication), `collectives` (lesson 2's live playground: per-rank values around a collective,
+barrier waits), `measure` (lesson 11: accuracy counted four ways, logged loss, batch and lr),
 `precision` (lesson 13: loss, step time, all-reduce bytes); `figures` makes and renders figures
 for all of them.
 """

@@ -1,0 +1,105 @@
+"""A real browser: JupyterLab headless, Chromium runs a `%%ranks` cell and sees both ranks' output.
+
+Reuses the quiz browser test's helpers (Chromium check, server start, quiet settings). Needs
+Chromium; without it the test skips with the install hint (fails under CI). Screenshots go to
+``test-output/``.
+"""
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import nbformat
+import nbformat.v4 as v4
+import psutil
+import pytest
+
+from ddp_lessons import processes
+from test_browser_quiz import (CHROMIUM_FLAGS, SCREENSHOTS, UI_TIMEOUT_MS, free_port, quiet_settings, require_chromium,
+                               wait_until_serving)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+START_RANKS_MS = 240_000  # a torchrun start on a busy 2-core machine
+CELLS = ["%load_ext ddp_lessons.live\n%ranks start 2",
+         "%%ranks\nprint(f'hello from rank {rank} of {world_size}')",
+         "%ranks stop"]
+
+
+def live_notebook(folder: Path) -> Path:
+    """A notebook that starts 2 live ranks, runs one `%%ranks` cell and stops them (not run yet)."""
+    notebook = v4.new_notebook(cells=[v4.new_code_cell(source) for source in CELLS],
+                               metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                        "language": "python"}})
+    path = folder / "live.ipynb"
+    nbformat.write(notebook, path)
+    return path
+
+
+@pytest.fixture
+def chromium() -> str:
+    return require_chromium()
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """JupyterLab on 127.0.0.1 over a scratch folder with the live notebook; yields (URL, server pid)."""
+    notebooks, home = tmp_path / "lab", tmp_path / "jupyter-home"
+    notebooks.mkdir()
+    live_notebook(notebooks)
+    port, token = free_port(), uuid.uuid4().hex
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+           "JUPYTERLAB_SETTINGS_DIR": str(quiet_settings(home / "settings")),
+           "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "IPYTHONDIR": str(home / "ipython")}
+    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+               "--ip=127.0.0.1", f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
+               f"--ServerApp.root_dir={notebooks}", "--LabApp.news_url=None",
+               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    log = tmp_path / "jupyterlab.log"
+    with open(log, "wb") as out:
+        server = subprocess.Popen(command, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                  stderr=subprocess.STDOUT)
+    try:
+        wait_until_serving(f"http://127.0.0.1:{port}/api/status?token={token}", server, log)
+        yield f"http://127.0.0.1:{port}/lab/tree/live.ipynb?token={token}", server.pid
+    finally:
+        processes.Tree().kill([server.pid])  # the server, its kernels and anything they started
+        server.wait()
+
+
+def test_a_ranks_cell_shows_both_ranks_output_in_jupyterlab(chromium, lab):
+    from playwright.sync_api import expect, sync_playwright
+
+    url, server_pid = lab
+    SCREENSHOTS.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 800})
+            page.set_default_timeout(START_RANKS_MS)
+            page.goto(url)
+            expect(page.locator(".jp-StatusBar-Widget", has_text="| Idle")).to_be_visible(timeout=UI_TIMEOUT_MS)
+            page.locator(".jp-Notebook .jp-CodeCell .cm-content").first.click()
+            page.keyboard.press("Shift+Enter")  # start the ranks
+            outputs = page.locator(".jp-Notebook .jp-CodeCell .jp-OutputArea-output")
+            expect(outputs.filter(has_text="ranks joined the process group")).to_be_visible(timeout=START_RANKS_MS)
+            page.keyboard.press("Shift+Enter")  # the %%ranks cell
+            cell_output = page.locator(".jp-Notebook .jp-CodeCell").nth(1).locator(".jp-OutputArea-output")
+            expect(cell_output).to_contain_text("[rank 0] hello from rank 0 of 2", timeout=UI_TIMEOUT_MS)
+            expect(cell_output).to_contain_text("[rank 1] hello from rank 1 of 2", timeout=UI_TIMEOUT_MS)
+            text = cell_output.inner_text()
+            assert text.index("[rank 0]") < text.index("[rank 1]")  # grouped in rank order
+            page.screenshot(path=SCREENSHOTS / "live_ranks.png")
+            ranks_pids = processes.descendants(server_pid)
+            kernels = {child.pid for child in psutil.Process(server_pid).children()}
+            page.keyboard.press("Shift+Enter")  # %ranks stop
+            expect(outputs.filter(has_text="live ranks stopped")).to_be_visible(timeout=UI_TIMEOUT_MS)
+        except Exception:
+            page.screenshot(path=SCREENSHOTS / "live_ranks_failure.png")
+            raise
+        finally:
+            browser.close()
+    live_pids = ranks_pids - kernels
+    assert len(live_pids) >= 4  # controller, torchrun, 2 ranks (and the controller's heart monitor)
+    assert processes.alive(live_pids) == [], "%ranks stop left processes behind"
