@@ -22,6 +22,8 @@ import torch
 BACKENDS = ("gloo", "nccl")
 BACKEND_ENV = "DDP_LESSONS_BACKEND"
 """Set (by the launcher's ``backend=`` argument) to force a backend instead of choosing one."""
+CORES_ENV = "DDP_LESSONS_CORES"
+"""Set (by the grader's ``--jobs``) to the cores one job may use, so parallel jobs divide the threads."""
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,9 @@ class Choice:
 
 
 def cpu_cores() -> int:
-    """CPU cores this process may run on (its affinity, not the machine's total)."""
+    """CPU cores this process may run on: its affinity, or its share when `CORES_ENV` is set."""
+    if os.environ.get(CORES_ENV, "").strip():
+        return max(1, int(os.environ[CORES_ENV]))
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # macOS, Windows

@@ -1,4 +1,6 @@
 """Which backend, device and threads a rank gets on each kind of machine."""
+import os
+
 import pytest
 import torch
 
@@ -56,3 +58,12 @@ def test_bad_forced_backend_is_refused():
 def test_threads_never_oversubscribe(ranks, cores, threads):
     assert backend.threads_per_rank(ranks, cores) == threads
     assert ranks * threads <= max(cores, ranks)
+
+
+def test_a_graders_core_share_sets_the_threads_each_rank_gets(monkeypatch):
+    """`grade --jobs N` gives each job DDP_LESSONS_CORES; ranks (and the launcher's default) divide it."""
+    monkeypatch.setenv(backend.CORES_ENV, "4")
+    assert backend.cpu_cores() == 4
+    assert backend.threads_per_rank(2) == 2
+    monkeypatch.setenv(backend.CORES_ENV, "")
+    assert backend.cpu_cores() == len(os.sched_getaffinity(0))
