@@ -20,6 +20,11 @@ INSTALL_HINT = "sudo apt-get install bubblewrap"
 _warned = False
 
 
+PRIVATE_ENV = {"TMPDIR": "/tmp", "JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime", "IPYTHONDIR": "/tmp/ipython",
+               "MPLCONFIGDIR": "/tmp/matplotlib"}
+"""Where the kernel keeps its files in the sandbox: the private /tmp (the home folder is hidden)."""
+
+
 class SandboxError(RuntimeError):
     """``--sandbox bwrap`` was asked for, but bwrap is missing or cannot create namespaces here."""
 
@@ -69,20 +74,26 @@ class Sandbox:
 
     def command(self, command: list[str], scratch: Path, cwd: Path) -> list[str]:
         """`command` wrapped in bwrap, writable only in `scratch`, starting in `cwd` (inside it)."""
-        home = Path.home()
+        home = Path.home().resolve()
+        hidden = sorted({p.resolve() for p in self.hidden if p.is_dir()})
+        if home.is_dir() and home != Path("/"):
+            hidden.insert(0, home)
+        tmp = Path("/tmp")  # a private tmpfs in the sandbox: what lies under it is hidden already
+        hidden = [p for p in hidden if not any(p != q and p.is_relative_to(q) for q in [*hidden, tmp])]
         args = ["bwrap", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                 "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
                 "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        if home.is_dir() and home != Path("/"):
-            args += ["--tmpfs", str(home)]
+        args += ["--tmpfs", str(home)] if hidden and hidden[0] == home else []
         for path in readable_python():  # the interpreter and the course package, wherever they are
             args += ["--ro-bind", str(path), str(path)]
-        for path in sorted({p.resolve() for p in self.hidden if p.is_dir()}):
+        for path in hidden[1:] if hidden and hidden[0] == home else hidden:
             args += ["--tmpfs", str(path)]
-        args += ["--tmpfs", "/tmp", "--bind", str(scratch), str(scratch), "--chdir", str(cwd),
-                 "--setenv", "TMPDIR", "/tmp", "--setenv", "JUPYTER_RUNTIME_DIR", "/tmp/jupyter-runtime",
-                 "--setenv", "MPLCONFIGDIR", "/tmp/matplotlib", "--"]
-        return args + command
+        args += ["--tmpfs", "/tmp", "--bind", str(scratch), str(scratch)]
+        for path in hidden:  # empty and read-only: writing there fails, as it would outside the sandbox
+            args += ["--remount-ro", str(path)]
+        for name, value in PRIVATE_ENV.items():
+            args += ["--setenv", name, value]
+        return args + ["--chdir", str(cwd), "--"] + command
 
 
 def readable_python() -> list[Path]:
