@@ -7,6 +7,7 @@ anything.
 
 from __future__ import annotations
 
+from statistics import median
 from typing import Mapping, Sequence
 
 from matplotlib.figure import Figure
@@ -31,8 +32,8 @@ def plot_class_report(scores: Mapping[str, Sequence[float]], pass_rates: Sequenc
         left.scatter(values, jitter, s=18, alpha=0.6, color="tab:blue",
                      label="a student" if row == 0 else None)
         if values:
-            median = sorted(values)[len(values) // 2]
-            left.plot([median, median], [row - 0.35, row + 0.35], color="black", lw=2,
+            middle = median(values)
+            left.plot([middle, middle], [row - 0.35, row + 0.35], color="black", lw=2,
                       label="median" if row == 0 else None)
     left.set_yticks(range(len(names)), names)
     left.set_ylim(len(names) - 0.5, -0.5)
