@@ -1,5 +1,7 @@
 """The grader's pytest plugin: a dead kernel is reported at once and in words."""
 import signal
+import subprocess
+import sys
 import time
 from queue import Empty
 
@@ -45,3 +47,10 @@ def test_a_live_kernel_still_times_out_as_nbval_expects(monkeypatch):
     (-signal.SIGSEGV, "killed by SIGSEGV"), (None, "exit status unknown")])
 def test_exit_reason_names_the_code_or_signal(code, words):
     assert plugin.exit_reason(code) == words
+
+
+def test_loading_the_plugin_does_not_import_torch():
+    """pytest loads the plugin once per graded notebook: torch would add seconds to each."""
+    probe = "import sys, ddp_lessons.grading.plugin; print('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True).stdout.strip() == "False"

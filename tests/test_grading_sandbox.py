@@ -84,6 +84,10 @@ def test_folders_inside_tmp_or_another_hidden_folder_are_not_mounted_twice(tmp_p
     assert [value for flag, value in pairs if flag == "--remount-ro"] == [str(outside_tmp.resolve())]
 
 
+def test_ci_installs_bubblewrap_so_the_sandbox_tests_run_there():
+    assert "apt-get install -y -qq bubblewrap" in (ROOT / ".ci" / "run").read_text()
+
+
 # --- a real run: bwrap, nbval, a kernel per notebook ---------------------------------------------
 
 def snapshot(folder):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 
-from ddp_lessons import backend, processes
+from ddp_lessons import processes
 from ddp_lessons.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
 from ddp_lessons.exercises import check_cells
 from ddp_lessons.grading import plugin, sandbox, scoring
@@ -34,11 +34,13 @@ NOTEBOOK_TIMEOUT = 900
 
 def default_jobs(cores: int | None = None) -> int:
     """Notebooks to grade at once: each exercise launches 2 ranks, so cores // 2, at least 1."""
+    from ddp_lessons import backend  # imports torch: never at import time, the plugin loads this package
     return max(1, (cores or backend.cpu_cores()) // 2)
 
 
 def job_environment(jobs: int, cores: int | None = None) -> dict[str, str]:
     """The environment of one of `jobs` parallel jobs: its share of the cores, for the launcher and torch."""
+    from ddp_lessons import backend
     share = str(max(1, (cores or backend.cpu_cores()) // max(1, jobs)))
     return {**os.environ, backend.CORES_ENV: share, "OMP_NUM_THREADS": share, "MKL_NUM_THREADS": share}
 
