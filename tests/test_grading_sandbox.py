@@ -2,6 +2,8 @@
 import hashlib
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -127,3 +129,15 @@ def test_writes_outside_scratch_and_reading_another_students_notebook_fail_and_c
     assert grades["alice"] == "5,5,"
     for student in attacks:
         assert grades[student] == "2,5,cell 3: NameError: name 'total' is not defined", student
+
+
+@pytest.mark.slow
+def test_torchrun_rendezvous_works_inside_the_sandbox_on_loopback(tmp_path):
+    """Exercises launch 2 ranks from the kernel: their rendezvous must work in the private network."""
+    require_bwrap()
+    probe = ("from ddp_lessons import doctor; smoke = doctor._smoke(2, 120); print(smoke)\n"
+             "import socket; socket.create_connection(('192.0.2.1', 80), timeout=2)")  # TEST-NET-1
+    command = sandbox.Sandbox([ROOT / "solutions"]).command([sys.executable, "-c", probe], tmp_path, tmp_path)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert "'passed': True" in done.stdout, done.stdout + done.stderr
+    assert "Network is unreachable" in done.stderr  # loopback only
