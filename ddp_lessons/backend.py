@@ -27,6 +27,8 @@ BACKEND_REASON_ENV = "DDP_LESSONS_BACKEND_REASON"
 """Set by the launcher when it, not the student, forced the backend: why (e.g. simulated nodes)."""
 THREADS_ENV = "DDP_LESSONS_THREADS"
 """Set by the launcher: the threads per rank it planned for every rank on this machine."""
+CORES_ENV = "DDP_LESSONS_CORES"
+"""Set (by the grader's ``--jobs``) to the cores one job may use, so parallel jobs divide the threads."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,9 @@ class Choice:
 
 
 def cpu_cores() -> int:
-    """CPU cores this process may run on (its affinity, not the machine's total)."""
+    """CPU cores this process may run on: its affinity, or its share when `CORES_ENV` is set."""
+    if os.environ.get(CORES_ENV, "").strip():
+        return max(1, int(os.environ[CORES_ENV]))
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # macOS, Windows

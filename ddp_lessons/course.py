@@ -18,7 +18,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
-CELL_TIMEOUT = 300
+from ddp_lessons.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
 
 
 @dataclass
@@ -67,7 +67,7 @@ def run_course(folder: str | Path = "notebooks", cell_timeout: int = CELL_TIMEOU
     with tempfile.TemporaryDirectory(prefix="ddp-course-") as scratch:
         copy = Path(scratch) / folder.name
         shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("runs", ".ipynb_checkpoints"))
-        for notebook in sorted(copy.glob("[0-9][0-9]_*.ipynb")):
+        for notebook in sorted(copy.glob(NOTEBOOK_PATTERN)):
             _, outcome = execute(notebook, cell_timeout)
             print(f"{outcome.notebook:<40} {outcome.seconds:7.1f} s  {outcome.status}", flush=True)
             outcomes.append(outcome)

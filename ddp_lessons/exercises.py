@@ -23,7 +23,8 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-NOTEBOOK_PATTERN = "[0-9][0-9]_*.ipynb"
+from ddp_lessons.conventions import NOTEBOOK_PATTERN
+
 CODE_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
 CODE_SHOWS = "### EXERCISE SHOWS"

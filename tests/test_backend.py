@@ -1,4 +1,6 @@
 """Which backend, device and threads a rank gets on each kind of machine."""
+import os
+
 import pytest
 import torch
 
@@ -120,3 +122,12 @@ def test_simulated_nodes_on_one_gpu_report_the_launchers_threads_and_why_gloo(mo
     assert [(r["backend"], r["device"], r["local_world_size"]) for r in rows] == [("gloo", "cuda:0", 1)] * 2
     assert all(r["threads"] == 2 for r in rows)  # 4 cores // 2 ranks, not 4 // LOCAL_WORLD_SIZE
     assert all(r["reason"] == "simulated nodes share 1 GPU(s)" for r in rows)
+
+
+def test_a_graders_core_share_sets_the_threads_each_rank_gets(monkeypatch):
+    """`grade --jobs N` gives each job DDP_LESSONS_CORES; ranks (and the launcher's default) divide it."""
+    monkeypatch.setenv(backend.CORES_ENV, "4")
+    assert backend.cpu_cores() == 4
+    assert backend.threads_per_rank(2) == 2
+    monkeypatch.setenv(backend.CORES_ENV, "")
+    assert backend.cpu_cores() == len(os.sched_getaffinity(0))

@@ -9,53 +9,12 @@ import nbformat.v4 as v4
 import pytest
 
 from ddp_lessons import cli, exercises, grading, processes
+from grading_course import CORRECT, answer, course, submit  # noqa: F401 (course is a fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted((ROOT / "solutions").glob(exercises.NOTEBOOK_PATTERN))
 CELL_TIMEOUT = 10
 NOTEBOOK_TIMEOUT = 120
-
-
-def check_cell(source, points):
-    cell = v4.new_code_cell(source)
-    cell.metadata["ddp_lessons"] = {"check": True, "points": points}
-    return cell
-
-
-def synthetic_solution():
-    """Two student regions, each followed by a pure-Python check (2 and 3 points): nbval cells 0-3."""
-    return v4.new_notebook(cells=[
-        v4.new_markdown_cell("# 99 Synthetic exercise"),
-        v4.new_code_cell("def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION"),
-        check_cell("# checks double() on one number\nassert double(2) == 4, 'hint: multiply by 2'", 2),
-        v4.new_code_cell("### BEGIN SOLUTION\ntotal = sum(double(i) for i in range(4))\n### END SOLUTION"),
-        check_cell("# checks the total\nassert total == 12, 'hint: add double(i) for i in 0..3'\n"
-                   "print('total ok')", 3),
-    ])
-
-
-def answer(exercise, *answers):
-    """The exercise with its stubs replaced, in order, by `answers` (at the stub's indentation)."""
-    notebook = nbformat.from_dict(exercise)
-    pending = iter(answers)
-    stub = re.compile(r"^( *)# YOUR CODE HERE\n *raise NotImplementedError\(\)", re.MULTILINE)
-    for cell in notebook.cells:
-        cell.source = stub.sub(lambda match: match.group(1) + next(pending), cell.source)
-    return notebook
-
-
-@pytest.fixture
-def course(tmp_path):
-    """solutions/99_synthetic.ipynb and its generated exercise, in a scratch folder."""
-    solution = synthetic_solution()
-    (tmp_path / "solutions").mkdir()
-    nbformat.write(solution, tmp_path / "solutions" / "99_synthetic.ipynb")
-    return tmp_path / "solutions" / "99_synthetic.ipynb", exercises.make_exercise(solution)
-
-
-def submit(folder, student, notebook):
-    (folder / student).mkdir(parents=True, exist_ok=True)
-    nbformat.write(notebook, folder / student / "99_synthetic.ipynb")
 
 
 # --- rules, without running anything ----------------------------------------------------------------
@@ -177,7 +136,7 @@ def test_summary_table_has_a_row_per_student_and_totals():
 def test_grader_ranks_correct_wrong_tampered_hanging_crashing_and_missing(course, tmp_path, capsys):
     solution, exercise = course
     submissions = tmp_path / "submissions"
-    submit(submissions, "alice", answer(exercise, "return 2 * x", "total = sum(double(i) for i in range(4))"))
+    submit(submissions, "alice", answer(exercise, *CORRECT))
     submit(submissions, "bob", answer(exercise, "return x + 2", "total = sum(double(i) for i in range(4))"))
     tampered = answer(exercise, "return x + 2", "total = 0")
     tampered.cells[4].source = "# checks the total\npass"
@@ -189,7 +148,8 @@ def test_grader_ranks_correct_wrong_tampered_hanging_crashing_and_missing(course
 
     code = cli.main(["grade", str(submissions), "--out", str(tmp_path / "grades.csv"),
                      "--solutions", str(solution.parent), "--cell-timeout", str(CELL_TIMEOUT),
-                     "--notebook-timeout", str(NOTEBOOK_TIMEOUT)])
+                     "--notebook-timeout", str(NOTEBOOK_TIMEOUT), "--jobs", "2",
+                     "--feedback", str(tmp_path / "feedback")])
 
     assert code == 0
     with open(tmp_path / "grades.csv", newline="") as f:
@@ -202,9 +162,9 @@ def test_grader_ranks_correct_wrong_tampered_hanging_crashing_and_missing(course
     assert rows["carol"]["failed_checks"].split(" | ") == [
         f"cell 1: Timeout of {CELL_TIMEOUT} seconds exceeded executing cell",
         "cell 3: not scored: cell 1 timed out"]
-    crash, *voided = rows["dave"]["failed_checks"].split(" | ")  # dave's first check had passed
-    assert crash.startswith(f"cell 2: Timeout of {CELL_TIMEOUT} seconds exceeded")
-    assert voided == ["cell 1: not scored: cell 2 timed out", "cell 3: not scored: cell 2 timed out"]
+    assert rows["dave"]["failed_checks"].split(" | ") == [  # dave's first check had passed
+        "cell 2: crashed: the kernel died (exit code 1) while this cell ran",
+        "cell 1: not scored: cell 2 crashed", "cell 3: not scored: cell 2 crashed"]
     assert rows["erin"]["failed_checks"] == "not submitted"
     printed = capsys.readouterr().out
     seconds = {m[1]: float(m[2]) for m in re.finditer(r"^(\w+)/99_synthetic.ipynb: .* \(([\d.]+) s\)$",
@@ -212,6 +172,15 @@ def test_grader_ranks_correct_wrong_tampered_hanging_crashing_and_missing(course
     assert max(seconds["carol"], seconds["dave"]) < NOTEBOOK_TIMEOUT / 2, "ended by the cell timeout"
     assert re.search(r"^alice +5/5 +5/5$", printed, re.MULTILINE)
     assert re.search(r"^dave +0/5 +0/5$", printed, re.MULTILINE)
+    bob = (tmp_path / "feedback" / "bob.md").read_text()
+    assert "| failed | checks the total (cell 3) | 0/3 |" in bob and "AssertionError: hint: add double(i)" in bob
+    assert "**Crashed**" in (tmp_path / "feedback" / "dave.md").read_text()
+    assert "**Timed out**" in (tmp_path / "feedback" / "carol.md").read_text()
+    assert "**Not submitted**" in (tmp_path / "feedback" / "erin.md").read_text()
+    assert (tmp_path / "grades-wide.csv").read_text().splitlines()[:2] == [
+        "student,99_synthetic,total,max_total", "alice,5,5,5"]
+    assert (tmp_path / "grades-report.png").stat().st_size > 0
+    assert "| 99_synthetic | checks the total | 1/6 | 17 % |" in (tmp_path / "grades-report.md").read_text()
 
 
 @pytest.mark.slow
@@ -235,6 +204,41 @@ def test_notebook_past_its_limit_is_killed_with_every_process_it_started(course,
     assert elapsed < limit + 15
     kernel, grandchild = map(int, pids.read_text().split())
     assert processes.alive([kernel, grandchild]) == []
+
+
+@pytest.mark.slow
+def test_a_dying_kernel_is_reported_at_once_not_after_the_cell_timeout(course, tmp_path):
+    """SIGKILL is what the out-of-memory killer sends: the grade says so long before the cell timeout."""
+    solution, exercise = course
+    submit(tmp_path / "submissions", "oom", answer(exercise, CORRECT[0],
+                                                   "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"))
+    start = time.perf_counter()
+    grade = grading.grade_notebook(tmp_path / "submissions" / "oom" / "99_synthetic.ipynb", solution, "oom",
+                                   cell_timeout=600, notebook_timeout=900)
+    assert time.perf_counter() - start < 120, "waited for the cell timeout"
+    assert (grade.points, grade.status) == (0, "crashed")
+    assert grade.failed_checks[0] == ("cell 2: crashed: the kernel died (killed by SIGKILL, as the "
+                                      "out-of-memory killer does) while this cell ran")
+
+
+@pytest.mark.slow
+def test_gradebook_is_the_same_in_the_same_order_at_one_and_two_jobs(course, tmp_path):
+    solution, exercise = course
+    submissions = tmp_path / "submissions"
+    submit(submissions, "zed", answer(exercise, *CORRECT))  # sorts last: the gradebook is sorted, not in finishing order
+    submit(submissions, "amy", answer(exercise, "return x + 2", CORRECT[1]))
+    submit(submissions, "max", answer(exercise, CORRECT[0], "import os\nos._exit(3)"))
+    (submissions / "kim").mkdir()
+    books = {}
+    for jobs in (1, 2):
+        out = tmp_path / f"grades-{jobs}.csv"
+        assert cli.main(["grade", str(submissions), "--out", str(out), "--solutions", str(solution.parent),
+                         "--cell-timeout", str(CELL_TIMEOUT), "--jobs", str(jobs)]) == 0
+        books[jobs] = out.read_text(), grading.gradebook.wide_path(out).read_text()
+    assert books[1] == books[2]
+    assert [line.split(",")[:3] for line in books[1][1].splitlines()] == [
+        ["student", "99_synthetic", "total"], ["amy", "2", "2"], ["kim", "0", "0"], ["max", "0", "0"],
+        ["zed", "5", "5"]]
 
 
 def fails_from_student_code(solution):

@@ -1,0 +1,157 @@
+"""Grading jobs: one submission per job, each in a scratch folder of its own (optionally sandboxed),
+``--jobs N`` of them at once, every process a job started killed by pid when it ends or runs late.
+
+Each job gets ``cores // N`` cores through `backend.CORES_ENV` (and ``OMP_NUM_THREADS``), so the
+launcher's default threads per rank divide that share and N jobs do not oversubscribe the machine.
+Grades come back in (student, exercise) order whatever N is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+
+from ddp_lessons import processes
+from ddp_lessons.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
+from ddp_lessons.exercises import check_cells
+from ddp_lessons.grading import plugin, sandbox, scoring
+from ddp_lessons.grading.restore import prepare
+from ddp_lessons.grading.scoring import Grade
+
+NOTEBOOK_TIMEOUT = 900
+"""Seconds one notebook may take in all, kernel start included, before its processes are killed."""
+
+
+def default_jobs(cores: int | None = None) -> int:
+    """Notebooks to grade at once: each exercise launches 2 ranks, so cores // 2, at least 1."""
+    from ddp_lessons import backend  # imports torch: never at import time, the plugin loads this package
+    return max(1, (cores or backend.cpu_cores()) // 2)
+
+
+def job_environment(jobs: int, cores: int | None = None) -> dict[str, str]:
+    """The environment of one of `jobs` parallel jobs: its share of the cores, for the launcher and torch."""
+    from ddp_lessons import backend
+    share = str(max(1, (cores or backend.cpu_cores()) // max(1, jobs)))
+    return {**os.environ, backend.CORES_ENV: share, "OMP_NUM_THREADS": share, "MKL_NUM_THREADS": share}
+
+
+def nbval_command(notebook: Path, report: Path, cell_timeout: float) -> list[str]:
+    """The pytest command line that runs `notebook` under nbval with the grader's plugin."""
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", plugin.__name__,
+            "--nbval-lax", "--nbval-current-env", f"--nbval-cell-timeout={cell_timeout:g}",
+            f"{plugin.REPORT_OPTION}={report}", str(notebook)]
+
+
+def run_with_deadline(command: list[str], cwd: Path, log: Path, timeout: float,
+                      env: dict[str, str] | None = None) -> bool:
+    """Run `command`, output to `log`; True if it ended in time. Its whole process tree is killed."""
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, env=env)
+    tree = processes.Tree()
+    deadline = time.monotonic() + timeout
+    try:
+        while proc.poll() is None and time.monotonic() < deadline:
+            tree.scan(proc.pid)
+            time.sleep(0.2)
+        finished = proc.poll() is not None
+    finally:
+        tree.kill([proc.pid])
+        proc.wait()
+    return finished
+
+
+def read_report(report: Path) -> dict[int, dict]:
+    """The plugin's records by nbval cell number (empty when pytest never ran a cell)."""
+    if not report.exists():
+        return {}
+    records = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines() if line]
+    return {record["cell"]: record for record in records}
+
+
+def last_line(log: Path) -> str:
+    """The last non-empty line pytest printed (why it stopped before running any cell)."""
+    text = log.read_text(encoding="utf-8", errors="replace").strip()
+    return text.splitlines()[-1].strip() if text else "no output"
+
+
+def run_nbval(notebook: Path, cell_timeout: float, notebook_timeout: float, *,
+              box: sandbox.Sandbox | None = None, env: dict[str, str] | None = None
+              ) -> tuple[dict[int, dict], str | None, str]:
+    """Each cell's record from running `notebook` under nbval, a reason voiding the run (or None), a status."""
+    scratch = notebook.parent.parent
+    report, log = scratch / "cells.jsonl", scratch / "pytest.log"
+    command = nbval_command(notebook, report, cell_timeout)
+    if box is not None:
+        command = box.command(command, scratch, notebook.parent)
+    finished = run_with_deadline(command, notebook.parent, log, notebook_timeout, env)
+    results = read_report(report)
+    if not finished:
+        return (results, f"the notebook ran past its {notebook_timeout:g} s limit and was stopped",
+                scoring.TIMED_OUT)
+    if not results:
+        return results, f"pytest stopped before running a cell: {last_line(log)}", scoring.DID_NOT_RUN
+    return results, None, scoring.GRADED
+
+
+def grade_notebook(submission: Path, solution: Path, student: str = "", *, cell_timeout: float = CELL_TIMEOUT,
+                   notebook_timeout: float = NOTEBOOK_TIMEOUT, box: sandbox.Sandbox | None = None,
+                   env: dict[str, str] | None = None, workdir: Path | None = None) -> Grade:
+    """Run `submission` in a scratch folder (in `workdir`, under `box`) and score it against `solution`."""
+    checks = check_cells(nbformat.read(solution, as_version=4), str(solution))
+    if not submission.is_file():
+        return scoring.unscored(student, solution.stem, checks, scoring.NOT_SUBMITTED, "not submitted")
+    scratch = Path(tempfile.mkdtemp(prefix="ddp-grade-", dir=workdir))
+    try:
+        notebook = scratch / "notebook" / solution.name
+        try:
+            placed = prepare(submission, checks, notebook)
+        except Exception as error:  # any unreadable file scores zero instead of stopping the run
+            reason = f"unreadable notebook: {plugin.first_line(str(error), type(error).__name__)}"
+            return scoring.unscored(student, solution.stem, checks, scoring.UNREADABLE, reason)
+        results, void, status = run_nbval(notebook, cell_timeout, notebook_timeout, box=box, env=env)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return scoring.score(solution.stem, student, checks, placed, results, void, status)
+
+
+def grade_folder(submissions: Path, solutions: Path, exercises: list[str] | None = None, *,
+                 cell_timeout: float = CELL_TIMEOUT, notebook_timeout: float = NOTEBOOK_TIMEOUT,
+                 jobs: int = 1, sandbox_mode: str = "none") -> list[Grade]:
+    """Grade every student folder in `submissions` on every exercise of `solutions` (or `exercises`),
+    `jobs` notebooks at a time; the grades come back in (student, exercise) order."""
+    keys = [path for path in sorted(solutions.glob(NOTEBOOK_PATTERN))
+            if exercises is None or path.stem in exercises]
+    students = sorted(path for path in submissions.iterdir()
+                      if path.is_dir() and not path.name.startswith("."))
+    tasks = [(student, solution) for student in students for solution in keys]
+    env = job_environment(jobs)
+    printing = threading.Lock()
+    with tempfile.TemporaryDirectory(prefix="ddp-grading-") as workdir:
+        box = None
+        if sandbox.resolve(sandbox_mode):  # hide what no submission may see, all scratch folders included
+            box = sandbox.Sandbox([submissions, solutions, Path(workdir)])
+
+        def grade_one(task: tuple[Path, Path]) -> Grade:
+            student, solution = task
+            start = time.perf_counter()
+            grade = grade_notebook(student / solution.name, solution, student.name, cell_timeout=cell_timeout,
+                                   notebook_timeout=notebook_timeout, box=box, env=env, workdir=Path(workdir))
+            with printing:
+                status = "" if grade.status == scoring.GRADED else f" {grade.status}"
+                print(f"{student.name}/{solution.name}: {grade.points}/{grade.max_points}{status} "
+                      f"({time.perf_counter() - start:.1f} s)", flush=True)
+            return grade
+
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            return list(pool.map(grade_one, tasks))

@@ -1,0 +1,113 @@
+"""Scoring rules: which check cells earn their points, given each cell's outcome (no running here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from nbformat import NotebookNode
+
+GRADED, NOT_SUBMITTED, UNREADABLE = "graded", "not submitted", "unreadable"
+TIMED_OUT, CRASHED, DID_NOT_RUN = "timed out", "crashed", "did not run"
+"""A grade's status: how far its notebook got (feedback and the class report say it in these words)."""
+
+
+@dataclass
+class CheckResult:
+    """One check cell's result for one student: where it was, what it checks, points, and why not."""
+
+    cell: int | None
+    title: str
+    points: int
+    max_points: int
+    problem: str | None = None
+    hint: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.problem is None
+
+
+@dataclass
+class Grade:
+    """One student's result on one exercise, as a gradebook row (and the detail feedback needs)."""
+
+    student: str
+    exercise: str
+    points: int
+    max_points: int
+    failed_checks: list[str] = field(default_factory=list)
+    status: str = GRADED
+    note: str = ""
+    checks: list[CheckResult] = field(default_factory=list)
+
+    def row(self) -> dict[str, str | int]:
+        """The CSV row: failed checks joined with ' | '."""
+        return {"student": self.student, "exercise": self.exercise, "points": self.points,
+                "max_points": self.max_points, "failed_checks": " | ".join(self.failed_checks)}
+
+
+def check_points(check: NotebookNode) -> int:
+    """The points a check cell is worth."""
+    return check.metadata["ddp_lessons"]["points"]
+
+
+def max_points(checks: list[NotebookNode]) -> int:
+    """The points an exercise is worth: the sum over its check cells."""
+    return sum(check_points(check) for check in checks)
+
+
+def check_title(check: NotebookNode) -> str:
+    """What a check cell checks: its first line without the comment sign (``Check:`` dropped)."""
+    line = check.source.strip().splitlines()[0] if check.source.strip() else ""
+    line = line.lstrip("#").strip()
+    return line.removeprefix("Check:").strip() or "check"
+
+
+def unscored(student: str, exercise: str, checks: list[NotebookNode], status: str, reason: str) -> Grade:
+    """Zero points without running anything (not submitted, unreadable): every check says why."""
+    results = [CheckResult(None, check_title(c), 0, check_points(c), reason) for c in checks]
+    return Grade(student, exercise, 0, max_points(checks), [reason], status, reason, results)
+
+
+def first_stop(results: dict[int, dict]) -> int | None:
+    """The first cell that timed out or crashed its kernel (everything after it is void), or None."""
+    return min((cell for cell, r in results.items() if r["timed_out"] or r.get("crashed")), default=None)
+
+
+def why_not_scored(cell: int, results: dict[int, dict], void: str | None, stop: int | None) -> str | None:
+    """Why the check in nbval cell `cell` earns nothing, or None when it scores its points."""
+    result = results.get(cell)
+    if result and result["error"] and (stop is None or cell <= stop):
+        return result["error"]
+    if void:
+        return f"not scored: {void}"
+    return "did not run" if result is None else None
+
+
+def score(exercise: str, student: str, checks: list[NotebookNode], placed: dict[str, int],
+          results: dict[int, dict], void: str | None = None, status: str = GRADED) -> Grade:
+    """Total the points of the checks that passed; `void` is a reason that voids the exercise."""
+    grade = Grade(student, exercise, 0, max_points(checks), status=status, note=void or "")
+    stop = first_stop(results)
+    if void is None and stop is not None:
+        grade.status = CRASHED if results[stop].get("crashed") else TIMED_OUT
+        void = f"cell {stop} {grade.status}"
+        grade.note = f"{grade.status}: cell {stop}: {results[stop].get('hint') or results[stop]['error']}"
+        if stop not in placed.values():  # the cause first, when it is the student's cell
+            grade.failed_checks.append(f"cell {stop}: {results[stop]['error']}")
+    for check in checks:
+        title, worth = check_title(check), check_points(check)
+        if check.id not in placed:
+            grade.failed_checks.append(f"check {check.id}: missing from the notebook")
+            grade.checks.append(CheckResult(None, title, 0, worth, "missing from the notebook"))
+            continue
+        cell = placed[check.id]
+        reason = why_not_scored(cell, results, void, stop)
+        if reason is None:
+            grade.points += worth
+            grade.checks.append(CheckResult(cell, title, worth, worth))
+        else:
+            grade.failed_checks.append(f"cell {cell}: {reason}")
+            hint = results.get(cell, {}).get("hint", "") if not reason.startswith("not scored") else ""
+            grade.checks.append(CheckResult(cell, title, 0, worth, reason, hint or reason))
+    return grade

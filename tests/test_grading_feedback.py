@@ -1,0 +1,84 @@
+"""What a student reads in their feedback file, and what the instructor reads in the class report
+and the wide CSV (built from grades, nothing run)."""
+import csv
+
+from ddp_lessons.grading import feedback, gradebook, report
+from ddp_lessons.grading.scoring import CheckResult, Grade
+
+
+def passed(title, points, cell):
+    return CheckResult(cell, title, points, points)
+
+
+def failed(title, points, cell, hint):
+    return CheckResult(cell, title, 0, points, hint.splitlines()[0], hint)
+
+
+CLASS = [
+    Grade("alice", "05_sampler", 4, 4, checks=[passed("shards match", 3, 1), passed("coverage", 1, 3)]),
+    Grade("bob", "05_sampler", 3, 4, ["cell 3: AssertionError: hint: count padded indices"],
+          checks=[passed("shards match", 3, 1),
+                  failed("coverage", 1, 3, "AssertionError: hint: count padded indices\nsecond line")]),
+    Grade("carol", "05_sampler", 0, 4, ["not submitted"], "not submitted", "not submitted",
+          [CheckResult(None, "shards match", 0, 3, "not submitted"),
+           CheckResult(None, "coverage", 0, 1, "not submitted")]),
+    Grade("alice", "08_checkpoint", 0, 2, ["cell 2: not scored: cell 1 crashed"], "crashed",
+          "crashed: cell 1: crashed: the kernel died (killed by SIGKILL) while this cell ran",
+          [CheckResult(2, "resume", 0, 2, "not scored: cell 1 crashed", "not scored: cell 1 crashed")]),
+    Grade("bob", "08_checkpoint", 2, 2, checks=[passed("resume", 2, 2)]),
+    Grade("carol", "08_checkpoint", 0, 2, ["cell 2: not scored: cell 2 timed out"], "timed out",
+          "timed out: cell 2: Timeout of 300 seconds exceeded executing cell",
+          [CheckResult(2, "resume", 0, 2, "Timeout of 300 seconds exceeded executing cell")]),
+]
+
+
+def test_feedback_lists_each_check_with_points_and_the_hint_of_a_failure():
+    text = feedback.student_markdown("bob", CLASS)
+    assert "Total: **5/6** points." in text
+    assert "| passed | shards match (cell 1) | 3/3 |" in text
+    assert "| failed | coverage (cell 3) | 0/1 |" in text
+    assert "AssertionError: hint: count padded indices\nsecond line" in text  # the whole hint, as seen
+
+
+def test_feedback_says_not_submitted_crashed_and_timed_out_in_words():
+    alice, carol = feedback.student_markdown("alice", CLASS), feedback.student_markdown("carol", CLASS)
+    assert "**Crashed**" in alice and "killed by SIGKILL" in alice
+    assert "**Not submitted**" in carol and "**Timed out**" in carol
+    assert "Timeout of 300 seconds" in carol
+
+
+def test_feedback_writes_one_file_per_student(tmp_path):
+    paths = feedback.write_feedback(CLASS, tmp_path / "feedback")
+    assert [path.name for path in paths] == ["alice.md", "bob.md", "carol.md"]
+    assert paths[0].read_text().startswith("# Feedback for alice")
+
+
+def test_pass_rate_of_every_check_counts_every_student():
+    assert report.check_pass_rates(CLASS) == [("05_sampler", "shards match", 2 / 3, 2, 3),
+                                              ("05_sampler", "coverage", 1 / 3, 1, 3),
+                                              ("08_checkpoint", "resume", 1 / 3, 1, 3)]
+
+
+def test_score_distribution_is_each_students_share_of_the_points():
+    assert report.score_shares(CLASS) == {"05_sampler": [1.0, 0.75, 0.0], "08_checkpoint": [0.0, 1.0, 0.0]}
+
+
+def test_class_report_tables_statuses_and_lists_least_passed_checks_first(tmp_path):
+    markdown, figure = report.write_report(CLASS, tmp_path / "grades-report.md")
+    text = markdown.read_text()
+    assert "| 05_sampler | 4 | 2.3 | 3 | 0 | 4 | 1 | 0 | 0 |" in text
+    assert "| 08_checkpoint | 2 | 0.7 | 0 | 0 | 2 | 0 | 1 | 1 |" in text
+    checks = text.split("## Checks, least passed first")[1]
+    assert checks.index("coverage") < checks.index("shards match")
+    assert figure.read_bytes().startswith(b"\x89PNG") and "grades-report.png" in text
+
+
+def test_wide_csv_has_one_row_per_student_and_one_column_per_exercise(tmp_path):
+    gradebook.write_wide(CLASS, tmp_path / "wide.csv")
+    with open(tmp_path / "wide.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows == [
+        {"student": "alice", "05_sampler": "4", "08_checkpoint": "0", "total": "4", "max_total": "6"},
+        {"student": "bob", "05_sampler": "3", "08_checkpoint": "2", "total": "5", "max_total": "6"},
+        {"student": "carol", "05_sampler": "0", "08_checkpoint": "0", "total": "0", "max_total": "6"}]
+    assert gradebook.wide_path(tmp_path / "grades.csv") == tmp_path / "grades-wide.csv"
