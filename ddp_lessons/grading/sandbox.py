@@ -88,7 +88,11 @@ class Sandbox:
             args += ["--ro-bind", str(path), str(path)]
         for path in hidden[1:] if hidden and hidden[0] == home else hidden:
             args += ["--tmpfs", str(path)]
-        args += ["--tmpfs", "/tmp", "--bind", str(scratch), str(scratch)]
+        args += ["--tmpfs", "/tmp"]
+        for path in readable_python():  # a course checked out under /tmp (CI clones) stays readable
+            if path.is_relative_to(tmp):
+                args += ["--ro-bind", str(path), str(path)]
+        args += ["--bind", str(scratch), str(scratch)]
         for path in hidden:  # empty and read-only: writing there fails, as it would outside the sandbox
             args += ["--remount-ro", str(path)]
         for name, value in PRIVATE_ENV.items():
