@@ -5,6 +5,7 @@ import os
 import statistics
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -262,3 +263,15 @@ def test_oversubscription_is_asserted_only_where_threads_matter(device, right, o
 
 def test_oversubscription_not_measured_gives_none():
     assert bench.oversubscription({"rows": _rows_at(1), "runs": []}) is None
+
+
+PROVENANCE_FIELDS = ("label", "provenance", "method", "source", "created", "machine")
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (Path(bench.__file__).parent / "data").glob("*.json")))
+def test_every_reference_data_file_describes_its_machine_and_method_itself(name):
+    doc = bench.reference(name)
+    missing = [f for f in PROVENANCE_FIELDS if not doc.get(f)]
+    assert not missing, f"{name}.json lacks provenance fields {missing}"
+    assert doc["machine"]["cpu_cores"] and doc["machine"]["backend"] and doc["machine"]["device"]
+    assert "FACTS.md" not in doc["method"] + doc["source"], "point to nothing the repository lacks"

@@ -123,3 +123,10 @@ def test_plots_render_headless_from_a_saved_json(saved, tmp_path):
     assert out.stdout.strip().lower() == "agg"
     assert all((tmp_path / f"saved.json.{i}.png").stat().st_size > 1000 for i in range(3))
     assert png_bytes(scaling.plot_speedup(saved)).startswith(b"\x89PNG")
+
+
+def test_importing_the_scaling_plots_loads_neither_torch_nor_the_launcher():
+    code = ("import sys, ddp_lessons.plots.scaling; "
+            "print(sorted(m for m in ('torch', 'ddp_lessons.launch', 'ddp_lessons.bench') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -15,7 +15,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ddp_lessons import bench
+from ddp_lessons import scaling_results
 from ddp_lessons.plots.figures import new_figure
 
 Doc = Mapping[str, Any]
@@ -121,7 +121,7 @@ def _draw_curves(ax: Axes, result: Doc, references: Sequence[Doc], experiments: 
     top = 1
     for i, doc in enumerate([result, *references]):
         for j, exp in enumerate(experiments):
-            rows = [r for r in bench.select(doc, exp, sync) if r.get(quantity) is not None]
+            rows = [r for r in scaling_results.select(doc, exp, sync) if r.get(quantity) is not None]
             if not rows:
                 continue
             xs = [r["world_size"] for r in rows]
@@ -147,9 +147,9 @@ def _error_bars(rows: Sequence[Doc], quantity: str) -> list[list[float]] | None:
 
 def _split(doc: Doc, experiment: str) -> list[dict[str, Any]]:
     """Per world size: step time split into compute and exposed communication, and hook time."""
-    never = {r["world_size"]: r for r in bench.select(doc, experiment, "never")}
+    never = {r["world_size"]: r for r in scaling_results.select(doc, experiment, "never")}
     split = []
-    for row in bench.select(doc, experiment, "every"):
+    for row in scaling_results.select(doc, experiment, "every"):
         if row["world_size"] not in never or row.get("step_s") is None:
             continue
         step = row["step_s"]["median"]
@@ -165,7 +165,7 @@ def _split(doc: Doc, experiment: str) -> list[dict[str, Any]]:
 
 def _row(result: Doc, experiment: str, sync: str, world_size: int) -> Doc:
     """The row of `experiment` and `sync` at `world_size`."""
-    for row in bench.select(result, experiment, sync):
+    for row in scaling_results.select(result, experiment, sync):
         if row["world_size"] == world_size:
             return row
     raise ValueError(f"no row for {experiment!r}, sync={sync!r}, world size {world_size}")
