@@ -56,7 +56,7 @@ def test_mean_across_ranks_catches(change, hint):
 
 
 def test_mean_check_after_a_failed_launch_says_the_launch_must_succeed_first():
-    first, second = exercises.check_cells(nbformat.read(SOLUTION, as_version=4))
+    first, second = exercises.check_cells(nbformat.read(SOLUTION, as_version=4))[:2]
     assert "run = launch.run_torchrun(" in first.source  # a failed launch leaves `run` undefined
     with fails_with("the launch in the check cell above must succeed first"):
         exec(second.source, {"checks": checks, "records": records})
@@ -73,3 +73,42 @@ def test_setup_check_says_which_ranks_share_a_device(monkeypatch, capsys, gpus, 
     monkeypatch.setattr(backend, "gpu_count", lambda: gpus)
     checks.process_group_setup(setup_rows(nproc), nproc)
     assert says in capsys.readouterr().out
+
+
+SETUP_HEAD = "import os\nimport torch\nimport torch.distributed as dist\nfrom ddp_lessons import backend\n\n"
+RIGHT_SETUP = SETUP_HEAD + """def setup():
+    choice = backend.choose(int(os.environ["LOCAL_RANK"]))
+    if choice.device.type == "cuda":
+        torch.cuda.set_device(choice.device)
+    dist.init_process_group(backend=choice.backend, device_id=choice.device_id)
+    return choice.device
+"""
+
+
+def write_setup(tmp_path, source):
+    path = tmp_path / "setup_script.py"
+    path.write_text(source)
+    return str(path)
+
+
+def test_setup_on_simulated_gpus_passes_the_right_setup(tmp_path):
+    checks.setup_on_simulated_gpus(write_setup(tmp_path, RIGHT_SETUP))
+
+
+@pytest.mark.parametrize("source, hint", [
+    (RIGHT_SETUP.replace("backend=choice.backend", 'backend="gloo"'), "not 'nccl'"),
+    (RIGHT_SETUP.replace("        torch.cuda.set_device(choice.device)\n", "        pass\n"),
+     "never called torch.cuda.set_device"),
+    (RIGHT_SETUP.replace("torch.cuda.set_device(choice.device)", "torch.cuda.set_device(0)"),
+     "expected cuda:1 (LOCAL_RANK)"),
+    (SETUP_HEAD + """def setup():
+    choice = backend.choose(int(os.environ["LOCAL_RANK"]))
+    dist.init_process_group(backend=choice.backend)
+    torch.cuda.set_device(choice.device)
+    return choice.device
+""", "after init_process_group"),
+])
+def test_setup_on_simulated_gpus_catches_a_hard_coded_gloo_or_a_missing_set_device_on_a_cpu(
+        tmp_path, source, hint):
+    with fails_with(hint):
+        checks.setup_on_simulated_gpus(write_setup(tmp_path, source))

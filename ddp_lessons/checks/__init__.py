@@ -21,7 +21,7 @@ from ddp_lessons.checks.devices import device_and_backend, torchrun_env
 from ddp_lessons.checks.gradients import averaged_gradients, ddp_gradients, replica_gradients
 from ddp_lessons.checks.metrics import batch_arithmetic, distributed_accuracy, real_distributed_accuracy
 from ddp_lessons.checks.no_sync import gradient_accumulation
-from ddp_lessons.checks.process_group import mean_across_ranks, process_group_setup
+from ddp_lessons.checks.process_group import mean_across_ranks, process_group_setup, setup_on_simulated_gpus
 from ddp_lessons.checks.restart import restartable
 from ddp_lessons.checks.sampler import coverage_counts, sampler_shards
 from ddp_lessons.checks.scaling import strong_scaling, weak_scaling
@@ -29,7 +29,7 @@ from ddp_lessons.checks.set_epoch import set_epoch_used
 
 __all__ = [
     "replica_gradients", "averaged_gradients",  # 1
-    "process_group_setup", "mean_across_ranks",  # 2
+    "process_group_setup", "mean_across_ranks", "setup_on_simulated_gpus",  # 2
     "torchrun_env", "device_and_backend",  # 3
     "ddp_gradients",  # 4
     "sampler_shards", "coverage_counts",  # 5

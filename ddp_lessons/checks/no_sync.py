@@ -28,8 +28,10 @@ def gradient_accumulation(rows: Rows, nproc: int = 2) -> None:
     for row in rows:
         rank, calls = row["rank"], row["all_reduces"]
         assert calls != micro, (
-            f"rank {rank} all-reduced {calls} times, once per micro-batch: run the backward of the "
-            f"first {k - 1} micro-batches of each step inside `with ddp_model.no_sync():`")
+            f"rank {rank} all-reduced {calls} times, once per micro-batch: run the forward AND the "
+            f"backward of the first {k - 1} micro-batches of each step inside `with ddp_model.no_sync():` "
+            "(DDP decides in the forward whether the next backward all-reduces, so a backward alone "
+            "inside no_sync() still all-reduces)")
         assert calls != 0, ("no all-reduce ran: the last micro-batch of each step must run its "
                             "backward outside no_sync(), so DDP all-reduces the accumulated gradients")
         assert calls == steps, f"rank {rank} all-reduced {calls} times, expected {steps} (one per step)"

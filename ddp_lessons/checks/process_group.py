@@ -53,3 +53,42 @@ def mean_across_ranks(rows: Rows) -> None:
             f"rank {rank}'s input changed from {row['value_before']} to {row['value_after']}: "
             "all_reduce works in place, so reduce a copy (value.clone())")
     passed(f"every rank got the mean {mean} and kept its own value")
+
+
+def setup_on_simulated_gpus(script: str, local_rank: int = 1) -> None:
+    """`setup()` in `script`, run with a simulated GPU per rank, sets the device and joins with nccl."""
+    import importlib.util
+    import os
+    from unittest import mock
+
+    import torch
+    import torch.distributed as dist
+
+    gpu = torch.device(f"cuda:{local_rank}")
+    fake = backend.Choice("nccl", gpu, 1, "simulated: one GPU per rank")
+    spec = importlib.util.spec_from_file_location("student_setup", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    calls: list[tuple[str, object]] = []
+    with mock.patch.dict(os.environ, {"LOCAL_RANK": str(local_rank)}), \
+            mock.patch.object(backend, "choose", lambda *a, **k: fake), \
+            mock.patch.object(torch.cuda, "set_device", lambda d: calls.append(("set_device", d))), \
+            mock.patch.object(dist, "init_process_group",
+                              lambda *a, **k: calls.append(("init", k.get("backend", a[0] if a else None)))):
+        device = module.setup()
+    names = [name for name, _ in calls]
+    joined = [value for name, value in calls if name == "init"]
+    assert joined, "setup() never called dist.init_process_group"
+    assert joined[0] == "nccl", (
+        f"with a GPU per rank setup() joined with {joined[0]!r}, not 'nccl': pass "
+        "backend.choose(local_rank).backend to init_process_group, not a fixed name")
+    assert "set_device" in names, (
+        "with a GPU per rank setup() never called torch.cuda.set_device: every rank would use cuda:0; "
+        "call torch.cuda.set_device(choice.device) before init_process_group")
+    assert names.index("set_device") < names.index("init"), (
+        "setup() called torch.cuda.set_device after init_process_group: call it before")
+    set_to = [value for name, value in calls if name == "set_device"][0]
+    set_to = torch.device("cuda", set_to) if isinstance(set_to, int) else torch.device(set_to)
+    assert set_to == gpu, f"setup() set the CUDA device to {set_to}, expected {gpu} (LOCAL_RANK)"
+    assert torch.device(device) == gpu, f"setup() returned {device}, expected {gpu}"
+    passed(f"with a simulated GPU per rank, setup() sets {gpu} and joins with nccl")
