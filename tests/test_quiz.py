@@ -92,3 +92,14 @@ def test_show_renders_text_with_the_answer_folded():
     bundle = quiz.show("05", 1)._repr_mimebundle_()
     assert "(c) [3, 7, 1]" in bundle["text/plain"] and "Correct" not in bundle["text/plain"]
     assert "<details><summary>Answer</summary><p>(c) [3, 7, 1]" in bundle["text/html"]
+
+
+def test_lessons_01_to_09_show_every_stored_question_without_spelling_out_answers():
+    import nbformat
+    from pathlib import Path
+    for lesson in LESSONS:
+        (path,) = Path(__file__).parents[1].glob(f"notebooks/{lesson}_*.ipynb")
+        code = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+        shown = [s for s in code if s.startswith("quiz.show(")]
+        assert shown == [f'quiz.show("{lesson}", {n})' for n in range(1, len(quiz._questions()[lesson]) + 1)]
+        assert not any("answer=" in s for s in code), path.name
