@@ -19,13 +19,17 @@ LETTERS = string.ascii_lowercase
 class Quiz:
     """One multiple-choice question with a single right answer and an explanation."""
 
-    def __init__(self, question: str, options: Sequence[str], answer: int | str, explanation: str = ""):
+    def __init__(self, question: str, options: Sequence[str], answer: int | str, explanation: str = "",
+                 feedback: Sequence[str] | None = None):
         if len(options) < 2:
             raise ValueError("a quiz needs at least two options")
         self.question = question
         self.options = list(options)
         self.answer = _index(answer, self.options)
         self.explanation = explanation
+        self.feedback = list(feedback) if feedback else None
+        if self.feedback is not None and len(self.feedback) != len(self.options):
+            raise ValueError("give one feedback line per option")
         self.feedback_widget = None
 
     def check(self, choice: int | str) -> str:
@@ -33,6 +37,8 @@ class Quiz:
         picked = _index(choice, self.options)
         if picked == self.answer:
             return f"✓ Correct. {self.explanation}".strip()
+        if self.feedback is not None:
+            return f"✗ Not quite: ({LETTERS[picked]}) is not it. {self.feedback[picked]} Try another option."
         return f"✗ Not quite: ({LETTERS[picked]}) is not it. Think again, then try another option."
 
     def text(self) -> str:
@@ -107,6 +113,25 @@ def ask(question: str, options: Sequence[str], answer: int | str, explanation: s
     """Show a multiple-choice question (widget in JupyterLab, text elsewhere) and return it."""
     global _last
     _last = Quiz(question, options, answer, explanation)
+    return _last
+
+
+def _questions() -> dict:
+    import json
+    from importlib.resources import files
+
+    return json.loads(files("ddp_lessons").joinpath("data/quizzes.json").read_text(encoding="utf-8"))
+
+
+def show(lesson: str, n: int = 1) -> Quiz:
+    """Question `n` of `lesson` (e.g. "07") from data/quizzes.json, shown like ``ask``; lessons 01-09."""
+    import base64
+
+    global _last
+    entry = _questions()[lesson][n - 1]
+    letter = base64.b64decode(entry["key"]).decode().rsplit("-", 1)[1]  # encoded only against peeking
+    right = LETTERS.index(letter)
+    _last = Quiz(entry["question"], entry["options"], letter, entry["feedback"][right], entry["feedback"])
     return _last
 
 

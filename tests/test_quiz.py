@@ -55,3 +55,51 @@ def test_widget_feedback_updates_on_pick():
     assert q.feedback_widget.value.startswith("✗")
     choices.value = 1
     assert q.feedback_widget.value.startswith("✓")
+
+
+LESSONS = [f"{i:02d}" for i in range(1, 10)]
+
+
+def test_each_stored_wrong_option_explains_its_misconception():
+    for lesson, entries in quiz._questions().items():
+        if lesson.startswith("_"):
+            continue
+        for n, entry in enumerate(entries, 1):
+            q = quiz.show(lesson, n)
+            wrong = [i for i in range(len(q.options)) if i != q.answer]
+            assert len(q.options) >= 3 and wrong
+            for i in wrong:
+                feedback = q.check(i)
+                assert feedback.startswith("✗") and feedback.count(" ") > 8, (lesson, n, i)
+            assert q.check(q.answer).startswith("✓ Correct.")
+
+
+def test_answers_are_not_stored_as_plain_letters():
+    from importlib.resources import files
+    raw = files("ddp_lessons").joinpath("data/quizzes.json").read_text(encoding="utf-8")
+    assert '"answer"' not in raw
+    for entries in (v for k, v in quiz._questions().items() if not k.startswith("_")):
+        for entry in entries:
+            assert entry["key"] not in "abcd" and len(entry["key"]) > 4
+
+
+def test_every_lesson_01_to_09_has_stored_questions():
+    questions = quiz._questions()
+    assert all(3 <= len(questions.get(lesson, [])) <= 4 for lesson in LESSONS)
+
+
+def test_show_renders_text_with_the_answer_folded():
+    bundle = quiz.show("05", 1)._repr_mimebundle_()
+    assert "(c) [3, 7, 1]" in bundle["text/plain"] and "Correct" not in bundle["text/plain"]
+    assert "<details><summary>Answer</summary><p>(c) [3, 7, 1]" in bundle["text/html"]
+
+
+def test_lessons_01_to_09_show_every_stored_question_without_spelling_out_answers():
+    import nbformat
+    from pathlib import Path
+    for lesson in LESSONS:
+        (path,) = Path(__file__).parents[1].glob(f"notebooks/{lesson}_*.ipynb")
+        code = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+        shown = [s for s in code if s.startswith("quiz.show(")]
+        assert shown == [f'quiz.show("{lesson}", {n})' for n in range(1, len(quiz._questions()[lesson]) + 1)]
+        assert not any("answer=" in s for s in code), path.name
