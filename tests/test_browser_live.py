@@ -4,10 +4,6 @@ Reuses the quiz browser test's helpers (Chromium check, server start, quiet sett
 Chromium; without it the test skips with the install hint (fails under CI). Screenshots go to
 ``test-output/``.
 """
-import os
-import subprocess
-import sys
-import uuid
 from pathlib import Path
 
 import nbformat
@@ -16,8 +12,7 @@ import psutil
 import pytest
 
 from ddp_lessons import processes
-from test_browser_quiz import (CHROMIUM_FLAGS, SCREENSHOTS, UI_TIMEOUT_MS, free_port, quiet_settings, require_chromium,
-                               wait_until_serving)
+from test_browser_quiz import CHROMIUM_FLAGS, SCREENSHOTS, UI_TIMEOUT_MS, require_chromium, serve_lab
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -44,28 +39,12 @@ def chromium() -> str:
 
 @pytest.fixture
 def lab(tmp_path):
-    """JupyterLab on 127.0.0.1 over a scratch folder with the live notebook; yields (URL, server pid)."""
-    notebooks, home = tmp_path / "lab", tmp_path / "jupyter-home"
+    """JupyterLab over a scratch folder with the live notebook; yields (URL, server pid)."""
+    notebooks = tmp_path / "lab"
     notebooks.mkdir()
     live_notebook(notebooks)
-    port, token = free_port(), uuid.uuid4().hex
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
-           "JUPYTERLAB_SETTINGS_DIR": str(quiet_settings(home / "settings")),
-           "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "IPYTHONDIR": str(home / "ipython")}
-    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
-               "--ip=127.0.0.1", f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={notebooks}", "--LabApp.news_url=None",
-               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
-    log = tmp_path / "jupyterlab.log"
-    with open(log, "wb") as out:
-        server = subprocess.Popen(command, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                  stderr=subprocess.STDOUT)
-    try:
-        wait_until_serving(f"http://127.0.0.1:{port}/api/status?token={token}", server, log)
-        yield f"http://127.0.0.1:{port}/lab/tree/live.ipynb?token={token}", server.pid
-    finally:
-        processes.Tree().kill([server.pid])  # the server, its kernels and anything they started
-        server.wait()
+    with serve_lab(tmp_path, notebooks) as (base, token, pid):
+        yield f"{base}/lab/tree/live.ipynb?token={token}", pid
 
 
 def test_a_ranks_cell_shows_both_ranks_output_in_jupyterlab(chromium, lab):

@@ -4,21 +4,15 @@ JupyterLab headless, Chromium through Playwright (see test_browser_quiz.py for w
 The cell runs ``launch.run_torchrun(..., progress=True)`` on a script whose ranks report with
 ``records.progress``; the test reads each rank's bar label from the page while the job runs.
 """
-import os
 import re
-import subprocess
-import sys
 import time
-import uuid
 from pathlib import Path
 
 import nbformat
 import nbformat.v4 as v4
 import pytest
 
-from ddp_lessons import processes
-from test_browser_quiz import (CHROMIUM_FLAGS, SCREENSHOTS, UI_TIMEOUT_MS, free_port, quiet_settings,
-                               require_chromium, wait_until_serving)
+from test_browser_quiz import CHROMIUM_FLAGS, SCREENSHOTS, UI_TIMEOUT_MS, require_chromium, serve_lab
 
 pytestmark = pytest.mark.browser
 
@@ -43,30 +37,14 @@ def progress_notebook(folder: Path) -> Path:
 
 @pytest.fixture
 def lab(tmp_path):
-    """JupyterLab on 127.0.0.1 over a scratch folder with the progress notebook; yields its URL."""
+    """JupyterLab over a scratch folder with the progress notebook; yields its URL."""
     require_chromium()
-    notebooks, home = tmp_path / "lab", tmp_path / "jupyter-home"
+    notebooks = tmp_path / "lab"
     notebooks.mkdir()
     progress_notebook(notebooks)
-    port, token = free_port(), uuid.uuid4().hex
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
-           "JUPYTERLAB_SETTINGS_DIR": str(quiet_settings(home / "settings")),
-           "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "IPYTHONDIR": str(home / "ipython")}
-    env.pop("DDP_LESSONS_PROGRESS", None)  # the real detection: a kernel started by the server
-    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
-               "--ip=127.0.0.1", f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={notebooks}", "--LabApp.news_url=None",
-               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
-    log = tmp_path / "jupyterlab.log"
-    with open(log, "wb") as out:
-        server = subprocess.Popen(command, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                  stderr=subprocess.STDOUT)
-    try:
-        wait_until_serving(f"http://127.0.0.1:{port}/api/status?token={token}", server, log)
-        yield f"http://127.0.0.1:{port}/lab/tree/progress.ipynb?token={token}"
-    finally:
-        processes.Tree().kill([server.pid])  # the server, its kernel and any rank left
-        server.wait()
+    # the real detection: a kernel started by the server, not a forced mode
+    with serve_lab(tmp_path, notebooks, drop_env=("DDP_LESSONS_PROGRESS",)) as (base, token, _):
+        yield f"{base}/lab/tree/progress.ipynb?token={token}"
 
 
 def steps_shown(page) -> list[int | None]:

@@ -4,6 +4,7 @@ Needs Chromium (Debian: ``sudo apt-get install chromium``) and the playwright Py
 course dependency). Without them the test skips with that hint, except under CI (env ``CI`` set),
 where it fails. Screenshots go to ``test-output/``.
 """
+import contextlib
 import importlib.util
 import os
 import shutil
@@ -107,18 +108,19 @@ def quiet_settings(folder: Path) -> Path:
     return folder
 
 
-@pytest.fixture
-def lab(tmp_path):
-    """JupyterLab on 127.0.0.1 over a scratch folder with the quiz notebook; yields the notebook URL."""
-    notebooks, home = tmp_path / "lab", tmp_path / "jupyter-home"
-    notebooks.mkdir()
-    quiz_notebook(notebooks, lesson_quiz_cell())
+@contextlib.contextmanager
+def serve_lab(tmp_path: Path, notebooks: Path, drop_env: tuple[str, ...] = ()):
+    """JupyterLab on 127.0.0.1 over `notebooks` with a fresh Jupyter home (no user settings,
+    workspaces or runtime files shared); yields (base URL, token, server pid); kills its tree after."""
+    home = tmp_path / "jupyter-home"
     port, token = free_port(), uuid.uuid4().hex
-    env = {**os.environ,  # a fresh Jupyter home: no user settings, workspaces or runtime files shared
+    env = {**os.environ,
            "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
            "JUPYTERLAB_SETTINGS_DIR": str(quiet_settings(home / "settings")),
            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "IPYTHONDIR": str(home / "ipython")}
-    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
+    for name in drop_env:
+        env.pop(name, None)
+    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
                "--ip=127.0.0.1", f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
                f"--ServerApp.root_dir={notebooks}", "--LabApp.news_url=None",
                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
@@ -127,11 +129,22 @@ def lab(tmp_path):
         server = subprocess.Popen(command, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=out,
                                   stderr=subprocess.STDOUT)
     try:
-        wait_until_serving(f"http://127.0.0.1:{port}/api/status?token={token}", server, log)
-        yield f"http://127.0.0.1:{port}/lab/tree/quiz.ipynb?token={token}"
+        base = f"http://127.0.0.1:{port}"
+        wait_until_serving(f"{base}/api/status?token={token}", server, log)
+        yield base, token, server.pid
     finally:
-        processes.Tree().kill([server.pid])  # the server and the kernels it started
+        processes.Tree().kill([server.pid])  # the server, its kernels and anything they started
         server.wait()
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """JupyterLab over a scratch folder with the quiz notebook; yields the notebook URL."""
+    notebooks = tmp_path / "lab"
+    notebooks.mkdir()
+    quiz_notebook(notebooks, lesson_quiz_cell())
+    with serve_lab(tmp_path, notebooks) as (base, token, _):
+        yield f"{base}/lab/tree/quiz.ipynb?token={token}"
 
 
 def test_clicking_answers_shows_not_quite_then_correct(chromium, lab):
