@@ -224,9 +224,18 @@ def where(text: str, script: str | os.PathLike, cwd: str | os.PathLike | None = 
     linecache.checkcache(str(script))  # a lesson may have rewritten the script since
     source = linecache.getline(str(script), user.line).strip()
     here = f"at {_show(script, cwd)}:{user.line}" + (f": {source}" if source else "")
-    calls = [f.func.rsplit(".", 1)[-1] for f in reversed(main[:mine[0]])  # the same for both tools
+    call = torch_call(main[:mine[0]])
+    return f"in {call}() {here}" if call else here
+
+
+def torch_call(frames: list[Frame]) -> str | None:
+    """The outermost torch function in `frames` (innermost first), named the same for both tools.
+
+    Used by `where` and by live ranks (``ddp_lessons.live.hangs``): ``all_reduce``, not its wrapper.
+    """
+    calls = [f.func.rsplit(".", 1)[-1] for f in reversed(frames)
              if _is_torch(f.file) and not _is_wrapper(f.func)]
-    return f"in {calls[0]}() {here}" if calls else here
+    return calls[0] if calls else None
 
 
 def check(tool: str | None = None, seconds: float = CAPTURE_SECONDS) -> Capture:

@@ -15,9 +15,9 @@ import psutil
 import pytest
 from IPython.core.error import UsageError
 
-from ddp_lessons import backend, processes
+from ddp_lessons import backend, processes, stacks
 from ddp_lessons.launch import LaunchError
-from ddp_lessons.live import magics, watchdog
+from ddp_lessons.live import hangs, magics, watchdog
 from ddp_lessons.live.group import LiveError, RankGroup
 from ddp_lessons.live.results import CellResult, RankCellError, RankInterrupt, RankOutput
 
@@ -67,6 +67,76 @@ def test_an_interrupted_cell_raises_a_keyboard_interrupt():
     with pytest.raises(KeyboardInterrupt) as caught:
         result.raise_for_failure()
     assert isinstance(caught.value, RankInterrupt) and "usable" in str(caught.value)
+
+
+CELL = "import time\nt = torch.ones(1)\nif rank == 0:\n    step(t)\nelse:\n    time.sleep(60)\n"
+EARLIER = "def step(t):\n    dist.all_reduce(t)\n"
+# Real dumps of a live rank (2026-12-01), cut to the frames that matter
+PY_SPY_DUMP = f"""Process 20523: bin/python -u worker.py --cluster-id=ddp-live-26cc2fb3
+Thread 20523 (idle): "MainThread"
+    all_reduce (/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py:3252)
+    _exception_logger.<locals>.wrapper (/venv/lib/python3.11/site-packages/torch/distributed/c10d_logger.py:83)
+    step (/tmp/ipykernel_20523/{hangs.cell_name(EARLIER)}.py:2)
+    <module> (/tmp/ipykernel_20523/{hangs.cell_name(CELL)}.py:4)
+    InteractiveShell.run_code (/venv/lib/python3.11/site-packages/IPython/core/interactiveshell.py:3823)
+    IPEngine.start (/venv/lib/python3.11/site-packages/ipyparallel/engine/app.py:995)
+Thread 20541 (idle): "ddp-lessons-kernel-watch"
+    _exit_when_gone (/course/ddp_lessons/live/watchdog.py:32)
+"""
+FAULTHANDLER_DUMP = f"""Current thread 0x00007efc6dc146c0 (most recent call first):
+  File "/course/ddp_lessons/live/watchdog.py", line 32 in _exit_when_gone
+  File "/usr/lib/python3.11/threading.py", line 982 in run
+
+Thread 0x00007efc8d5ccb80 (most recent call first):
+  File "/tmp/ipykernel_20524/{hangs.cell_name(CELL)}.py", line 6 in <module>
+  File "/venv/lib/python3.11/site-packages/IPython/core/interactiveshell.py", line 3823 in run_code
+"""
+
+
+def test_where_names_the_torch_call_and_the_cell_line_each_rank_waits_at():
+    cells = {hangs.cell_name(code): code for code in (EARLIER, CELL)}
+    current = hangs.cell_name(CELL)
+    assert hangs.where(PY_SPY_DUMP, cells, current) == \
+        "in all_reduce() at line 2 of an earlier cell: dist.all_reduce(t) (called at cell line 4: step(t))"
+    # faulthandler's "Current thread" got the signal; the cell runs in the thread with run_code
+    assert hangs.where(FAULTHANDLER_DUMP, cells, current) == "at cell line 6: time.sleep(60)"
+
+
+def test_where_outside_any_cell_names_the_innermost_frame():
+    dump = 'Thread 1 (idle): "MainThread"\n    all_reduce (/v/site-packages/torch/distributed/c10d.py:9)\n'
+    assert hangs.where(dump, {}) == "in all_reduce() at torch/distributed/c10d.py:9 (not in a cell)"
+
+
+def test_shown_stacks_name_cells_instead_of_their_temporary_files():
+    text = hangs.show_cells(PY_SPY_DUMP, hangs.cell_name(CELL))
+    assert "<module> (<cell>:4)" in text and f"step (<cell {hangs.cell_name(EARLIER)}>:2)" in text
+    assert "ipykernel_" not in text
+
+
+def test_a_timeout_summary_says_where_each_rank_waits_in_rank_order_and_the_error_carries_the_stacks():
+    result = CellResult([RankOutput(0, "running"), RankOutput(1, "interrupted", error="KeyboardInterrupt")],
+                        timed_out=True, timeout=2, group_stopped=True, stack_tool="py-spy",
+                        stacks={1: "dump 1", 0: "dump 0"},
+                        where={1: "at cell line 6: time.sleep(60)", 0: "in all_reduce() at cell line 4: x"})
+    lines = result.summary().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("where each rank was waiting"))
+    assert "py-spy" in lines[start] and "%ranks stacks" in lines[start]
+    assert lines[start + 1:start + 3] == ["  rank 0 in all_reduce() at cell line 4: x",
+                                          "  rank 1 at cell line 6: time.sleep(60)"]
+    with pytest.raises(RankCellError) as caught:
+        result.raise_for_failure()
+    assert caught.value.result.stacks[0] == "dump 0"
+
+
+def test_ranks_stacks_prints_each_ranks_stack_or_why_there_is_none():
+    group = RankGroup(2)
+    assert magics.stacks_text(group).startswith("no stacks")
+    group.last_result = CellResult([RankOutput(0, "running")], timed_out=True, stack_note="py-spy is not "
+                                   "installed; faulthandler got no stack from rank(s) 0")
+    assert magics.stacks_text(group).endswith("faulthandler got no stack from rank(s) 0")
+    group.last_result = CellResult([RankOutput(0, "running")], timed_out=True, stack_tool="faulthandler",
+                                   stacks={0: "Thread 1\n  frames\n"}, where={0: "at cell line 1: f()"})
+    assert magics.stacks_text(group) == "--- rank 0 (faulthandler): at cell line 1: f()\nThread 1\n  frames"
 
 
 def test_magics_need_a_started_group_first(monkeypatch):
@@ -137,11 +207,15 @@ class TestLiveGroup:
         assert not result.group_stopped and group.running
         assert group.gather("value") == [0, -1]  # still usable, variables kept
 
-    def test_a_per_cell_timeout_interrupts_a_hung_python_cell_on_every_rank(self, group):
+    def test_a_per_cell_timeout_interrupts_a_hung_python_cell_on_every_rank(self, group, monkeypatch):
+        monkeypatch.setenv(stacks.TOOL_ENV, "faulthandler")  # the fallback where py-spy is absent
         result = group.execute("import time\ntime.sleep(60)", timeout=1)
         assert result.timed_out and [out.state for out in result.outputs] == ["interrupted"] * 2
         assert "time.sleep(60)" in result.outputs[0].traceback  # where each rank was
-        assert group.gather("value") == [0, -1]
+        assert result.stack_tool == "faulthandler", result.stack_note
+        assert result.where == {0: "at cell line 2: time.sleep(60)", 1: "at cell line 2: time.sleep(60)"}
+        assert "ipykernel_" not in result.stacks[0] and "<cell>" in result.stacks[0]
+        assert group.gather("value") == [0, -1]  # still usable after the timeout
 
     def test_interrupt_sends_keyboard_interrupt_to_every_rank(self, group):
         timer = threading.Timer(1.0, group.interrupt)
@@ -151,6 +225,26 @@ class TestLiveGroup:
         assert [out.state for out in result.outputs] == ["interrupted"] * 2
         assert all("not reached" not in out.stdout for out in result.outputs)
 
+    def test_zy_a_timeout_takes_every_ranks_stack_with_py_spy_before_interrupting(self, group, monkeypatch):
+        monkeypatch.setenv(stacks.TOOL_ENV, "py-spy")
+        old_pids = group.tree.pids
+        group.execute(EARLIER)
+        result = group.execute(CELL, timeout=2)  # rank 0 all-reduces, rank 1 never does
+        assert result.stack_tool == "py-spy", result.stack_note
+        assert result.stack_seconds <= stacks.CAPTURE_SECONDS
+        assert result.where == {0: "in all_reduce() at line 2 of an earlier cell: dist.all_reduce(t) "
+                                   "(called at cell line 4: step(t))",
+                                1: "at cell line 6: time.sleep(60)"}
+        summary = result.summary()
+        assert "rank 0 in all_reduce()" in summary and "rank 1 at cell line 6" in summary
+        assert "all_reduce (torch/distributed/distributed_c10d.py:" in result.stacks[0]
+        assert group.last_result is result
+        assert [out.state for out in result.outputs] == ["running", "interrupted"]
+        assert result.group_stopped and wait_until_gone(old_pids, 10) == []
+        assert [p for p in psutil.Process().children(recursive=True) if p.name() == "py-spy"] == []
+        group.restart()
+        assert group.gather("rank") == [0, 1]
+
     def test_zz_a_rank_stuck_in_a_collective_stops_the_group_and_restart_gives_a_fresh_one(self, group):
         old_pids = group.tree.pids
         result = group.execute("t = torch.ones(1)\nif rank == 1:\n    raise ValueError('skip')\n"
@@ -158,6 +252,7 @@ class TestLiveGroup:
         assert [out.state for out in result.outputs] == ["running", "error"]
         assert result.group_stopped and not group.running
         assert "rank 1 raised ValueError: skip" in result.summary()
+        assert result.where == {0: "in all_reduce() at cell line 4: dist.all_reduce(t)"}  # the stuck rank
         assert wait_until_gone(old_pids, 10) == []
         with pytest.raises(LiveError, match="%ranks start"):
             group.execute("1")
@@ -243,6 +338,12 @@ def test_magics_run_cells_gather_interrupt_and_stop_leaves_no_process(kernel):
     assert out.count("time.sleep(60)") == 2  # each rank's traceback shows where it was
     out, error = kernel.run("%%ranks\nprint('still', x)")  # the group survived the interrupt
     assert (out, error) == ("[rank 0] still 1\n[rank 1] still 2\n", "")
+
+    out, error = kernel.run("%%ranks --timeout 1\nimport time\ntime.sleep(60)")
+    assert error.startswith("RankCellError: the cell ran past its timeout (1 s)")
+    assert "rank 0 at cell line 2: time.sleep(60)\n  rank 1 at cell line 2: time.sleep(60)" in error
+    out, error = kernel.run("%ranks stacks")
+    assert out.startswith("--- rank 0 (") and "\n--- rank 1 (" in out and "/tmp/" not in out
 
     out, error = kernel.run("%ranks stop")
     assert (out, error) == ("live ranks stopped\n", "")

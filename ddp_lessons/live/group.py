@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ddp_lessons import backend as _backend
-from ddp_lessons import launch, processes
-from ddp_lessons.live import watchdog
+from ddp_lessons import launch, processes, stacks
+from ddp_lessons.live import hangs, watchdog
 from ddp_lessons.live.results import CellResult, RankOutput, collect
 from ddp_lessons.records import RUN_DIR_ENV, new_run_dir
 
@@ -67,6 +67,9 @@ class RankGroup:
         self._agent: subprocess.Popen | None = None
         self._logs: list = []
         self._running = threading.Event()
+        self._cells: dict[str, str] = {}  # ipykernel's name of a cell's file on the ranks -> its code
+        self.last_result: CellResult | None = None
+        """The last cell's `CellResult` (after a timeout: ``.stacks`` and ``.where`` per rank)."""
 
     # -- lifecycle -------------------------------------------------------------------------------
     @property
@@ -96,6 +99,8 @@ class RankGroup:
                  f"--ip={launch.LOCAL_ADDR}", "--usethreads"], common, "controller.log")
             rank_env = {**common, "OMP_NUM_THREADS": str(self.threads), launch.PREFIX_ENV: launch.RANK_MARK,
                         RUN_DIR_ENV: str(self.run_dir), **self.env}
+            rank_env["PYTHONPATH"] = os.pathsep.join(  # the faulthandler fallback of hang stacks
+                p for p in (str(stacks.HOOKS_DIR), rank_env.get("PYTHONPATH")) if p)
             if self.backend is not None:
                 rank_env[_backend.BACKEND_ENV] = self.backend
             command = launch.torchrun_command(WORKER, self.nproc, ipp_args,
@@ -201,7 +206,10 @@ class RankGroup:
                 timeout: float | None = None) -> CellResult:
         """Run `code` on `ranks` (default all); wait; return each rank's output, result and state."""
         ranks = self._targets(ranks)
-        return self._wait(self._view(ranks).execute(code, silent=False, block=False), ranks, timeout)
+        name = hangs.cell_name(code)
+        if name:
+            self._cells[name] = code
+        return self._wait(self._view(ranks).execute(code, silent=False, block=False), ranks, timeout, name)
 
     def evaluate(self, expression: str, ranks: Sequence[int] | None = None,
                  timeout: float | None = None) -> CellResult:
@@ -227,8 +235,13 @@ class RankGroup:
             with contextlib.suppress(Exception):
                 os.kill(self.pids[rank], signal.SIGINT)
 
-    def _wait(self, async_result, ranks: list[int], timeout: float | None) -> CellResult:
-        """Wait for one cell on `ranks`; on failure, timeout or Ctrl-C interrupt the rest, collect all."""
+    def _wait(self, async_result, ranks: list[int], timeout: float | None,
+              cell: str | None = None) -> CellResult:
+        """Wait for one cell on `ranks`; on failure, timeout or Ctrl-C interrupt the rest, collect all.
+
+        On a timeout every busy rank's stack is taken first (`hangs.take`); otherwise the stacks of
+        ranks that did not stop when interrupted are taken before the group is stopped.
+        """
         timeout = self.cell_timeout if timeout is None else timeout
         parts = dict(zip(ranks, async_result.split()))
         start = checked = time.monotonic()
@@ -254,21 +267,31 @@ class RankGroup:
         except KeyboardInterrupt:
             reason, interrupted = "interrupt", True
         busy = [r for r, part in parts.items() if not part.ready()]
+        result = CellResult(outputs=[], timed_out=reason == "timeout", timeout=timeout, interrupted=interrupted)
+        if busy and reason == "timeout":  # where is each rank waiting? (before the interrupt moves it)
+            self._take_stacks(result, busy, cell)
         if busy and reason != "ended":
             self.interrupt(busy)
             with contextlib.suppress(KeyboardInterrupt):  # a second press of the stop button
                 async_result.wait(INTERRUPT_GRACE)
-        # Ranks still busy here are stuck in native code; per-rank stack capture (py-spy dump
-        # --pid self.pids[rank], the launcher's hang diagnosis) would be taken here, before stop().
+        stuck = [r for r in busy if not parts[r].ready()]
+        if stuck and reason not in ("timeout", "ended"):  # stuck in native code, e.g. a collective
+            self._take_stacks(result, stuck, cell)
         if reason == "ended":  # torchrun ends every rank once one has exited: report what is left
             dead = [r for r in ranks if not parts[r].ready()]
-        outputs = collect(parts, dead)
-        result = CellResult(outputs=outputs, seconds=time.monotonic() - start, timed_out=reason == "timeout",
-                            timeout=timeout, interrupted=interrupted)
+        result.outputs, result.seconds = collect(parts, dead), time.monotonic() - start
+        self.last_result = result
         if result.stuck or reason == "ended":
             result.group_stopped = True
             self.stop()
         return result
+
+    def _take_stacks(self, result: CellResult, ranks: list[int], cell: str | None) -> None:
+        """Each rank's stack and where it waits, into `result` (bounded: `stacks.CAPTURE_SECONDS`)."""
+        try:
+            hangs.take(result, {r: self.pids[r] for r in ranks}, self.run_dir, self._cells, cell)
+        except KeyboardInterrupt:  # the stop button during the capture: interrupt the ranks now
+            result.interrupted = True
 
     def status(self) -> str:
         """One line per rank: its pid and backend, or that the group is not running."""

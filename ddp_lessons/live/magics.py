@@ -6,6 +6,7 @@ playground, notebooks/00_playground.ipynb).
     %%ranks                     # the cell runs on every rank; or %%ranks 0, %%ranks --ranks 0,1
     values = %ranks_gather x    # x on every rank, as a list in rank order (--ranks 0,1 for some)
     %ranks status | restart | stop
+    %ranks stacks               # after a timed-out cell: each rank's full Python stack
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ class RankMagics(Magics):
 
     @line_cell_magic
     def ranks(self, line: str, cell: str | None = None):
-        """%ranks start N | status | restart | stop;  %%ranks [RANKS] [--ranks R] [--timeout S]"""
+        """%ranks start N | status | stacks | restart | stop;  %%ranks [RANKS] [--ranks R] [--timeout S]"""
         if cell is not None:
             return self._run_cell(line, cell)
         command, _, rest = line.strip().partition(" ")
@@ -89,7 +90,11 @@ class RankMagics(Magics):
         if command == "status":
             print(current().status())
             return None
-        raise UsageError("usage: %ranks start N | status | restart | stop, or %%ranks [RANKS] as a cell")
+        if command == "stacks":
+            print(stacks_text(current()))
+            return None
+        raise UsageError("usage: %ranks start N | status | stacks | restart | stop, or %%ranks [RANKS] "
+                         "as a cell")
 
     def _start(self, arguments: str) -> None:
         global _group
@@ -137,6 +142,17 @@ class RankMagics(Magics):
             result.show()  # the failing rank's traceback, then every rank's state
             result.raise_for_failure()
         return [out.value for out in result.outputs]
+
+
+def stacks_text(group: RankGroup) -> str:
+    """The last cell's per-rank Python stacks (taken on a timeout), rank by rank, or why there are none."""
+    result = group.last_result
+    if result is None or not (result.stacks or result.stack_note):
+        return "no stacks: they are taken when a cell runs past its timeout (or a rank will not stop)"
+    if not result.stacks:
+        return f"no Python stacks could be captured: {result.stack_note}"
+    return "\n".join(f"--- rank {rank} ({result.stack_tool}): {result.where[rank]}\n{text.rstrip()}"
+                     for rank, text in sorted(result.stacks.items()))
 
 
 def load_ipython_extension(ipython) -> None:

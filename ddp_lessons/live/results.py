@@ -50,6 +50,14 @@ class CellResult:
     timeout: float = 0.0
     interrupted: bool = False
     group_stopped: bool = False
+    stacks: dict[int, str] = field(default_factory=dict)
+    """On a timeout (or ranks that would not stop): each such rank's Python stack, before the interrupt."""
+    where: dict[int, str] = field(default_factory=dict)
+    """{rank: one line}: the cell line the rank waited at and the torch call (`live.hangs.where`)."""
+    stack_tool: str | None = None
+    """"py-spy" or "faulthandler": what took `stacks`; None if nothing could (see `stack_note`)."""
+    stack_note: str = ""
+    stack_seconds: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -84,6 +92,14 @@ class CellResult:
                               if out.state == "exited"]) or "the cell failed"
         states = [f"  rank {out.rank}: {STATES[out.state]}" + (f" ({out.error})" if out.error else "")
                   for out in self.outputs]
+        if self.stack_tool:
+            states.append(f"where each rank was waiting (Python stacks taken with {self.stack_tool}; "
+                          "full stacks: `%ranks stacks` or err.result.stacks[rank]):")
+            states += [f"  rank {rank} {self.where[rank]}" for rank in sorted(self.where)]
+            if self.stack_note:
+                states.append(f"  ({self.stack_note})")
+        elif self.stack_note:
+            states.append(f"no Python stacks could be captured: {self.stack_note}")
         if self.group_stopped:
             tail = ("the group was stopped because a rank could not be stopped any other way; "
                     "`%ranks restart` starts a fresh one (every rank's variables are gone)")
@@ -94,11 +110,16 @@ class CellResult:
     def raise_for_failure(self) -> None:
         """Raise `RankCellError` with `summary()` unless the cell finished on every rank."""
         if not self.ok:
-            raise (RankInterrupt if self.interrupted else RankCellError)(self.summary())
+            error = (RankInterrupt if self.interrupted else RankCellError)(self.summary())
+            error.result = self
+            raise error
 
 
 class RankCellError(RuntimeError):
-    """A live cell failed on at least one rank; the message gives every rank's state."""
+    """A live cell failed on at least one rank; the message gives every rank's state, ``.result``
+    the `CellResult` (with ``.stacks`` and ``.where`` after a timeout)."""
+
+    result: "CellResult | None" = None
 
     def _render_traceback_(self) -> list[str]:  # IPython shows this instead of the kernel-side stack
         return [f"{type(self).__name__}: {self}"]
@@ -106,6 +127,8 @@ class RankCellError(RuntimeError):
 
 class RankInterrupt(KeyboardInterrupt):
     """A live cell was interrupted (Jupyter's stop button); the message gives every rank's state."""
+
+    result: "CellResult | None" = None
 
     _render_traceback_ = RankCellError._render_traceback_
 

@@ -1,0 +1,85 @@
+"""Where is each rank of a hung live cell waiting? Its Python stack, taken by `ddp_lessons.stacks`
+(py-spy by the worker's pid, the faulthandler fallback where py-spy is missing or refused) before
+the cell is interrupted, and one line per rank naming the cell line and the torch call (docs/LIVE.md).
+
+On a rank, ipykernel compiles every cell into a file named by a hash of its code
+(``<tmp>/ipykernel_<pid>/<hash>.py``, never written to disk); the kernel keeps each cell's code
+under that name, so a line of this cell, or of a function an earlier cell defined, can be shown.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from ddp_lessons import stacks
+from ddp_lessons.rank_output import shorten_paths
+
+CELL_FILE = re.compile(r"[^\s\"(]*ipykernel_\d+[/\\](\d+)\.py")
+"""A cell's file on a rank, as py-spy and faulthandler print it; group 1 is the cell's name."""
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2]) + os.sep  # an editable install's checkout
+
+
+def cell_name(code: str) -> str | None:
+    """The name ipykernel gives `code`'s file on a rank (a hash of the code), or None if unknown."""
+    try:
+        from ipykernel.compiler import get_tmp_hash_seed, murmur2_x86
+    except ImportError:
+        return None
+    return str(murmur2_x86(code, get_tmp_hash_seed()))
+
+
+def take(result, pids: dict[int, int], run_dir: str | os.PathLike, cells: dict[str, str],
+         current: str | None) -> None:
+    """Fill `result` (a `CellResult`) with the stacks of `pids` ({rank: pid}) and where each waits."""
+    try:
+        got = stacks.capture(pids, run_dir)
+    except Exception as exc:  # a diagnosis must never hide the hang itself
+        got = stacks.Capture({}, None, f"stack capture failed: {exc!r}")
+    result.stacks = {rank: show_cells(shorten_paths(text).replace(_PACKAGE_ROOT, ""), current)
+                     for rank, text in got.stacks.items()}
+    result.where = {rank: where(text, cells, current) for rank, text in got.stacks.items()}
+    result.stack_tool, result.stack_note, result.stack_seconds = got.tool, got.note, got.seconds
+
+
+def where(text: str, cells: dict[str, str], current: str | None = None) -> str:
+    """One line: the innermost cell line the rank runs and the torch call it waits in.
+
+    E.g. ``in all_reduce() at cell line 4: dist.all_reduce(t)``; ``at cell line 2:
+    time.sleep(60)`` when the line calls no Python code of torch; ``line 3 of an earlier cell``
+    when the rank waits in a function that cell defined. `cells`: {cell name: code}.
+    """
+    threads = stacks.parse(text)
+    if not threads:
+        return "no Python stack in the dump"
+    main = next((frames for _, frames in threads if any(f.func.endswith("run_code") for f in frames)),
+                None)  # the thread that runs the cell (IPython's run_code), whichever got the signal
+    main = main or next((f for header, f in threads if "MainThread" in header or "Current" in header),
+                        threads[0][1])
+    mine = [i for i, frame in enumerate(main) if CELL_FILE.fullmatch(frame.file)]
+    if not main:
+        return "no Python frames (the thread runs native code only)"
+    if not mine:
+        frame = main[0]
+        return f"in {frame.func}() at {shorten_paths(frame.file)}:{frame.line} (not in a cell)"
+    user = main[mine[0]]
+    name = CELL_FILE.fullmatch(user.file)[1]
+    label = f"cell line {user.line}" if name == current else f"line {user.line} of an earlier cell"
+    here = f"at {label}{_source(cells, name, user.line)}"
+    outer = [main[i] for i in mine if CELL_FILE.fullmatch(main[i].file)[1] == current]
+    if name != current and outer:  # a function an earlier cell defined, called by this cell
+        here += f" (called at cell line {outer[-1].line}{_source(cells, current, outer[-1].line)})"
+    call = stacks.torch_call(main[:mine[0]])
+    return f"in {call}() {here}" if call else here
+
+
+def _source(cells: dict[str, str], name: str | None, line: int) -> str:
+    """': <the source line>' of cell `name`, or '' when the kernel does not know that cell."""
+    lines = cells.get(name or "", "").splitlines()
+    return f": {lines[line - 1].strip()}" if 0 < line <= len(lines) else ""
+
+
+def show_cells(text: str, current: str | None) -> str:
+    """`text` with cells' file paths (temporary, machine-specific) written ``<cell>`` or ``<cell N>``."""
+    return CELL_FILE.sub(lambda m: "<cell>" if m[1] == current else f"<cell {m[1]}>", text)
