@@ -128,6 +128,19 @@ def test_a_timeout_summary_says_where_each_rank_waits_in_rank_order_and_the_erro
     assert caught.value.result.stacks[0] == "dump 0"
 
 
+@pytest.mark.parametrize("raised, interrupted, note", [(RuntimeError("no ptrace"), False,
+                                                        "stack capture failed: RuntimeError('no ptrace')"),
+                                                       (KeyboardInterrupt(), True, "")])
+def test_a_failing_or_stopped_capture_never_hides_the_timeout(monkeypatch, tmp_path, raised, interrupted, note):
+    def capture(pids, run_dir):
+        raise raised
+    monkeypatch.setattr(stacks, "capture", capture)
+    result = CellResult([RankOutput(0, "running")], timed_out=True, timeout=1)
+    hangs.take(result, {0: os.getpid()}, tmp_path, {}, None)
+    assert (result.interrupted, result.stack_note, result.stacks) == (interrupted, note, {})
+    assert result.summary().startswith("the cell ran past its timeout (1 s)")
+
+
 def test_ranks_stacks_prints_each_ranks_stack_or_why_there_is_none():
     group = RankGroup(2)
     assert magics.stacks_text(group).startswith("no stacks")

@@ -269,14 +269,14 @@ class RankGroup:
         busy = [r for r, part in parts.items() if not part.ready()]
         result = CellResult(outputs=[], timed_out=reason == "timeout", timeout=timeout, interrupted=interrupted)
         if busy and reason == "timeout":  # where is each rank waiting? (before the interrupt moves it)
-            self._take_stacks(result, busy, cell)
+            hangs.take(result, {r: self.pids[r] for r in busy}, self.run_dir, self._cells, cell)
         if busy and reason != "ended":
             self.interrupt(busy)
             with contextlib.suppress(KeyboardInterrupt):  # a second press of the stop button
                 async_result.wait(INTERRUPT_GRACE)
         stuck = [r for r in busy if not parts[r].ready()]
         if stuck and reason not in ("timeout", "ended"):  # stuck in native code, e.g. a collective
-            self._take_stacks(result, stuck, cell)
+            hangs.take(result, {r: self.pids[r] for r in stuck}, self.run_dir, self._cells, cell)
         if reason == "ended":  # torchrun ends every rank once one has exited: report what is left
             dead = [r for r in ranks if not parts[r].ready()]
         result.outputs, result.seconds = collect(parts, dead), time.monotonic() - start
@@ -285,13 +285,6 @@ class RankGroup:
             result.group_stopped = True
             self.stop()
         return result
-
-    def _take_stacks(self, result: CellResult, ranks: list[int], cell: str | None) -> None:
-        """Each rank's stack and where it waits, into `result` (bounded: `stacks.CAPTURE_SECONDS`)."""
-        try:
-            hangs.take(result, {r: self.pids[r] for r in ranks}, self.run_dir, self._cells, cell)
-        except KeyboardInterrupt:  # the stop button during the capture: interrupt the ranks now
-            result.interrupted = True
 
     def status(self) -> str:
         """One line per rank: its pid and backend, or that the group is not running."""

@@ -32,9 +32,15 @@ def cell_name(code: str) -> str | None:
 
 def take(result, pids: dict[int, int], run_dir: str | os.PathLike, cells: dict[str, str],
          current: str | None) -> None:
-    """Fill `result` (a `CellResult`) with the stacks of `pids` ({rank: pid}) and where each waits."""
+    """Fill `result` (a `CellResult`) with the stacks of `pids` ({rank: pid}) and where each waits.
+
+    Bounded by `stacks.CAPTURE_SECONDS`; a stop press during the capture ends it (the cell is then
+    interrupted at once)."""
     try:
         got = stacks.capture(pids, run_dir)
+    except KeyboardInterrupt:
+        result.interrupted = True
+        return
     except Exception as exc:  # a diagnosis must never hide the hang itself
         got = stacks.Capture({}, None, f"stack capture failed: {exc!r}")
     result.stacks = {rank: show_cells(shorten_paths(text).replace(_PACKAGE_ROOT, ""), current)
