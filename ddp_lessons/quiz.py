@@ -1,10 +1,12 @@
 """Quick-check questions at the end of each lesson: click an answer, get feedback at once.
 
-``quiz.ask(question, options, answer, explanation)`` returns a `Quiz`. In a live Jupyter kernel it
-shows as ipywidgets radio buttons whose feedback line updates on each click (no ``Output``
-widget, so nbval can run the cell). Everywhere else (a notebook viewed on the web, a terminal,
-nbval's text comparison) it shows as readable text with the answer folded away, and
-``quiz.check("b")`` gives the same feedback without widgets.
+A lesson cell reads ``quiz.ask("07", 1)``: question 1 of lesson 07, stored with its options and
+per-option feedback in ``ddp_lessons/data/quizzes.json`` (so the cell's source does not show the
+answer). In a live Jupyter kernel it shows as ipywidgets radio buttons whose feedback line updates
+on each click (no ``Output`` widget, so nbval can run the cell). Everywhere else (a notebook viewed
+on the web, a terminal, nbval's text comparison) it shows as readable text with the answer folded
+away, and ``quiz.check("b")`` gives the same feedback without widgets. Tests and authors trying a
+new question build a `Quiz(...)` directly.
 """
 
 from __future__ import annotations
@@ -109,26 +111,23 @@ def _live_kernel() -> bool:
 _last: Quiz | None = None
 
 
-def ask(question: str, options: Sequence[str], answer: int | str, explanation: str = "") -> Quiz:
-    """Show a multiple-choice question (widget in JupyterLab, text elsewhere) and return it."""
-    global _last
-    _last = Quiz(question, options, answer, explanation)
-    return _last
-
-
 def _questions() -> dict:
+    """The stored questions: {lesson: [{question, options, feedback, key}, ...]} from data/quizzes.json."""
     import json
     from importlib.resources import files
 
     return json.loads(files("ddp_lessons").joinpath("data/quizzes.json").read_text(encoding="utf-8"))
 
 
-def show(lesson: str, n: int = 1) -> Quiz:
-    """Question `n` of `lesson` (e.g. "07") from data/quizzes.json, shown like ``ask``; lessons 01-09."""
+def ask(lesson: str, n: int = 1) -> Quiz:
+    """Question `n` of `lesson` from data/quizzes.json as a `Quiz` (widget in JupyterLab, text elsewhere)."""
     import base64
 
     global _last
-    entry = _questions()[lesson][n - 1]
+    entries = _questions().get(lesson, []) if not lesson.startswith("_") else []
+    if not 1 <= n <= len(entries):
+        raise ValueError(f"lesson {lesson!r} has no question {n} (it has {len(entries)}) in data/quizzes.json")
+    entry = entries[n - 1]
     letter = base64.b64decode(entry["key"]).decode().rsplit("-", 1)[1]  # encoded only against peeking
     right = LETTERS.index(letter)
     _last = Quiz(entry["question"], entry["options"], letter, entry["feedback"][right], entry["feedback"])
@@ -138,5 +137,5 @@ def show(lesson: str, n: int = 1) -> Quiz:
 def check(choice: int | str) -> None:
     """Text-mode answer to the last question asked, e.g. ``quiz.check("b")``: prints the feedback."""
     if _last is None:
-        raise RuntimeError("no question asked yet: run a quiz.ask(...) cell first")
+        raise RuntimeError('no question asked yet: run a quiz.ask("NN", k) cell first')
     print(_last.check(choice))

@@ -67,7 +67,7 @@ def free_port() -> int:
 def lesson_quiz_cell(lesson: Path = LESSON) -> str:
     """The source of the lesson's quick-check cell."""
     cells = nbformat.read(lesson, as_version=4).cells
-    return next(cell.source for cell in cells if cell.cell_type == "code" and "quiz.show(" in cell.source)
+    return next(cell.source for cell in cells if cell.cell_type == "code" and cell.source.startswith("quiz.ask("))
 
 
 def asked(source: str) -> quiz.Quiz:

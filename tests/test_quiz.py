@@ -1,4 +1,7 @@
 """Quiz feedback logic and the text fallback (the browser test covers the widget)."""
+from pathlib import Path
+
+import nbformat
 import pytest
 
 from ddp_lessons import quiz
@@ -31,14 +34,25 @@ def test_html_fallback_folds_the_answer():
 
 
 def test_outside_a_kernel_only_text_is_shown():
-    bundle = quiz.ask(**Q)._repr_mimebundle_()
+    bundle = quiz.Quiz(**Q)._repr_mimebundle_()
     assert set(bundle) == {"text/plain", "text/html"}
 
 
-def test_module_level_check_answers_the_last_question(capsys):
-    quiz.ask(**Q)
-    quiz.check("c")
-    assert capsys.readouterr().out.startswith("✗")
+def test_module_level_check_answers_the_last_question_asked(capsys):
+    asked = quiz.ask("05", 1)
+    quiz.check(asked.answer)
+    assert capsys.readouterr().out.startswith("✓ Correct.")
+    quiz.check((asked.answer + 1) % len(asked.options))
+    assert capsys.readouterr().out.startswith("✗ Not quite")
+
+
+def test_ask_takes_a_lesson_and_a_question_number_only():
+    with pytest.raises(TypeError):
+        quiz.ask(**Q)  # the inline form (question, options, answer=...) is gone: answers live in the data file
+    with pytest.raises(ValueError, match="has no question 9"):
+        quiz.ask("05", 9)
+    with pytest.raises(ValueError, match="has no question 1"):
+        quiz.ask("_comment", 1)
 
 
 @pytest.mark.parametrize("bad", ["z", 7, "", "maybe"])
@@ -57,49 +71,81 @@ def test_widget_feedback_updates_on_pick():
     assert q.feedback_widget.value.startswith("✓")
 
 
-LESSONS = [f"{i:02d}" for i in range(1, 10)]
+LESSONS = [f"{i:02d}" for i in range(1, 15)]
+
+
+def stored_lessons() -> list[str]:
+    return [lesson for lesson in quiz._questions() if not lesson.startswith("_")]
 
 
 def test_each_stored_wrong_option_explains_its_misconception():
-    for lesson, entries in quiz._questions().items():
-        if lesson.startswith("_"):
-            continue
-        for n, entry in enumerate(entries, 1):
-            q = quiz.show(lesson, n)
-            wrong = [i for i in range(len(q.options)) if i != q.answer]
-            assert len(q.options) >= 3 and wrong
-            for i in wrong:
+    for lesson in stored_lessons():
+        for n, entry in enumerate(quiz._questions()[lesson], 1):
+            q = quiz.ask(lesson, n)
+            assert len(q.options) >= 3 and len(entry["feedback"]) == len(q.options), (lesson, n)
+            assert len(set(entry["feedback"])) == len(q.options), (lesson, n)  # one line per option, no copies
+            for i in (i for i in range(len(q.options)) if i != q.answer):
                 feedback = q.check(i)
-                assert feedback.startswith("✗") and feedback.count(" ") > 8, (lesson, n, i)
-            assert q.check(q.answer).startswith("✓ Correct.")
+                assert feedback.startswith("✗") and len(entry["feedback"][i].split()) >= 6, (lesson, n, i)
+            assert q.check(q.answer).startswith("✓ Correct.") and len(q.explanation.split()) > 8
 
 
 def test_answers_are_not_stored_as_plain_letters():
     from importlib.resources import files
     raw = files("ddp_lessons").joinpath("data/quizzes.json").read_text(encoding="utf-8")
     assert '"answer"' not in raw
-    for entries in (v for k, v in quiz._questions().items() if not k.startswith("_")):
-        for entry in entries:
+    for lesson in stored_lessons():
+        for entry in quiz._questions()[lesson]:
             assert entry["key"] not in "abcd" and len(entry["key"]) > 4
 
 
-def test_every_lesson_01_to_09_has_stored_questions():
+def test_every_lesson_01_to_14_has_3_to_4_stored_questions():
     questions = quiz._questions()
-    assert all(3 <= len(questions.get(lesson, [])) <= 4 for lesson in LESSONS)
+    assert sorted(stored_lessons()) == LESSONS
+    assert all(3 <= len(questions[lesson]) <= 4 for lesson in LESSONS), {k: len(questions[k]) for k in LESSONS}
 
 
-def test_show_renders_text_with_the_answer_folded():
-    bundle = quiz.show("05", 1)._repr_mimebundle_()
+def test_ask_renders_text_with_the_answer_folded():
+    bundle = quiz.ask("05", 1)._repr_mimebundle_()
     assert "(c) [3, 7, 1]" in bundle["text/plain"] and "Correct" not in bundle["text/plain"]
     assert "<details><summary>Answer</summary><p>(c) [3, 7, 1]" in bundle["text/html"]
 
 
-def test_lessons_01_to_09_show_every_stored_question_without_spelling_out_answers():
-    import nbformat
-    from pathlib import Path
-    for lesson in LESSONS:
-        (path,) = Path(__file__).parents[1].glob(f"notebooks/{lesson}_*.ipynb")
-        code = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
-        shown = [s for s in code if s.startswith("quiz.show(")]
-        assert shown == [f'quiz.show("{lesson}", {n})' for n in range(1, len(quiz._questions()[lesson]) + 1)]
-        assert not any("answer=" in s for s in code), path.name
+def lesson_cells(lesson: str) -> tuple[str, list]:
+    """(notebook name, its code cells) of lesson `lesson`."""
+    (path,) = Path(__file__).parents[1].glob(f"notebooks/{lesson}_*.ipynb")
+    return path.name, [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+
+
+def lesson_code(lesson: str) -> tuple[str, list[str]]:
+    """(notebook name, sources of its code cells) of lesson `lesson`."""
+    name, cells = lesson_cells(lesson)
+    return name, [c.source for c in cells]
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_each_lesson_asks_exactly_its_stored_questions_in_order(lesson):
+    name, code = lesson_code(lesson)
+    asked = [s for s in code if "quiz." in s]
+    stored = len(quiz._questions()[lesson])
+    assert asked == [f'quiz.ask("{lesson}", {n})' for n in range(1, stored + 1)], name
+    assert sum(s.count("quiz.ask(") for s in code) == stored, name
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_no_lesson_spells_out_an_answer_in_its_source(lesson):
+    name, code = lesson_code(lesson)
+    for source in code:
+        assert "answer=" not in source and "explanation=" not in source and "Quiz(" not in source, name
+        for entry in quiz._questions()[lesson]:  # no stored feedback (the explanations) written in a cell
+            assert not any(line[:60] in source for line in entry["feedback"]), name
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_stored_quiz_outputs_show_the_questions_stored_today(lesson):
+    name, cells = lesson_cells(lesson)
+    for cell in (c for c in cells if c.source.startswith("quiz.ask(")):
+        shown = eval(cell.source, {"quiz": quiz})  # e.g. quiz.ask("07", 1), run here without a kernel
+        (result,) = [o for o in cell.outputs if o.output_type == "execute_result"]
+        assert result.data["text/plain"] == shown.text(), (name, cell.source, "re-store the lesson")
+        assert result.data["text/html"] == shown.html(), (name, cell.source, "re-store the lesson")
