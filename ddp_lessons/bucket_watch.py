@@ -79,7 +79,13 @@ class BucketWatch:
             self._profiler.start()
             with record_function(_MARK):
                 self.clock.start()
-        yield
+        try:
+            yield
+        except BaseException:
+            if self._profiler is not None:  # no profiler left running after a failed backward
+                self._profiler.stop()
+                self._profiler = None
+            raise
         self._backward_end = self.clock.stamp()
         self._in_backward = len(self.buckets)
 

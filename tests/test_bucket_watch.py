@@ -79,3 +79,12 @@ def test_run_times_go_to_buckets_in_launch_order_and_only_when_counts_match():
     assert buckets == [{"start": 2.0, "run_start": 5.0}, {"start": 1.0, "run_start": 1.5}]
     other = [{"start": 1.0}]
     assert not bucket_watch.add_run_times(other, []) and other == [{"start": 1.0}]
+
+
+def test_a_failing_backward_leaves_no_profiler_running(one_rank_group):
+    model, watch = watched_model(cap_mb=25)
+    with pytest.raises(RuntimeError, match="boom"):
+        with watch.backward():
+            raise RuntimeError("boom")
+    assert torch.autograd.profiler._is_profiler_enabled is False
+    train_steps(model, watch, steps=1)  # and the next step can profile again
