@@ -20,7 +20,13 @@ def cells(ax, color):
 
 
 def outlines(ax):
-    return [p for p in ax.patches if not p.get_fill()]
+    """The solid black frames around indices visited more than once."""
+    return [p for p in ax.patches if not p.get_fill() and p.get_linestyle() in ("-", "solid")]
+
+
+def repeat_marks(ax):
+    """The dashed frames on the stripes that are the padding's repeat visits."""
+    return [p for p in ax.patches if not p.get_fill() and p.get_linestyle() not in ("-", "solid")]
 
 
 def test_contiguous_blocks_are_not_what_distributed_sampler_does():
@@ -65,9 +71,10 @@ def test_padding_draws_two_stripes_and_an_outline_per_repeated_index():
     size, world, epochs = 10, 3, 2
     fig = coverage.plot_shard_coverage(epochs_of(size, world, epochs), size)
     ax = fig.axes[0]
-    visits = sum(len(cells(ax, coverage.rank_color(r))) for r in range(world))
+    visits = sum(len(cells(ax, coverage.rank_color(r))) + len(cells(ax, coverage.repeat_color(r)))
+                 for r in range(world))
     assert visits == epochs * sampling.samples_per_rank(size, world) * world  # 12 per epoch
-    assert len(outlines(ax)) == epochs * 2
+    assert len(outlines(ax)) == len(repeat_marks(ax)) == epochs * 2
     assert [t.get_text() for t in ax.get_yticklabels()] == ["epoch 0 (+2 repeated)", "epoch 1 (+2 repeated)"]
 
 
@@ -109,3 +116,35 @@ def test_panels_stack_one_axes_per_entry():
     fig = coverage.plot_coverage_panels({"a": epochs_of(8, 2, 2), "b": epochs_of(8, 2, 1)}, 8)
     assert [ax.get_title() for ax in fig.axes] == ["a", "b"]
 
+
+
+def test_the_repeat_stripe_is_the_visit_past_the_end_of_the_padded_order():
+    """10 samples, 4 ranks, no shuffle: the order is padded with 0, 1; ranks 2 and 3 repeat them at step 2."""
+    ax = coverage.plot_shard_coverage(epochs_of(10, 4, shuffle=False), 10).axes[0]
+    light = {rank: [round(x + 0.5) for x, _, _ in cells(ax, coverage.repeat_color(rank))] for rank in range(4)}
+    assert light == {0: [], 1: [], 2: [0], 3: [1]}
+    assert sorted(round(p.get_x() + 0.5) for p in repeat_marks(ax)) == [0, 1]
+
+
+def test_step_numbers_in_split_cells_are_large_and_contrast_with_their_stripe():
+    ax = coverage.plot_shard_coverage(epochs_of(10, 4, shuffle=False), 10).axes[0]
+    numbers = [t for t in ax.texts if t.get_text().isdigit()]
+    assert len(numbers) == 12 and min(t.get_fontsize() for t in numbers) >= 8
+    for text in numbers:
+        stripe = next(p for p in ax.patches if p.get_fill() and p.contains_point(
+            ax.transData.transform(text.get_position())))
+        assert text.get_color() == coverage.text_color(stripe.get_facecolor())
+
+
+@pytest.mark.parametrize("background, text", [
+    ("#ff7f0e", "black"), ("#2ca02c", "black"), ("#d62728", "white"), ("#1f77b4", "white"),
+    ("white", "black"), ("black", "white")])
+def test_text_colour_is_the_one_with_more_contrast(background, text):
+    assert coverage.text_color(background) == text
+
+
+def test_panels_with_split_cells_get_taller_rows():
+    plain = coverage.plot_shard_coverage(epochs_of(12, 3, 3), 12)
+    padded = coverage.plot_shard_coverage(epochs_of(10, 3, 3), 10)
+    assert padded.get_figheight() - plain.get_figheight() == pytest.approx(
+        3 * (coverage.SPLIT_ROW_INCHES - coverage.ROW_INCHES))

@@ -90,11 +90,11 @@ def test_lesson_6_step_record_is_in_milliseconds_on_cpu_and_gpu(monkeypatch, tmp
         FakeGPU(monkeypatch)
     script = lesson_6_script(tmp_path)
     model = script.DDP(script.make_model(), bucket_cap_mb=1)
-    model.register_comm_hook(script.watch_layers(model.module), script.recording_allreduce)
-    script.log["clock"] = timing.StepClock(device)
+    watch = script.bucket_watch.BucketWatch(model.module, timing.StepClock(device))
+    model.register_comm_hook(watch, script.bucket_watch.recording_allreduce)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     x, y = torch.randn(8, script.WIDTH), torch.randint(script.CLASSES, (8,))
-    steps = [script.timed_step(model, optimizer, x, y) for _ in range(2)]
+    steps = [script.timed_step(model, optimizer, x, y, watch) for _ in range(2)]
     step = steps[1]
     assert step["clock"] == timing.StepClock(device).kind
     assert len(step["buckets"]) == 8 and len(step["layers"]) == 9
@@ -102,3 +102,5 @@ def test_lesson_6_step_record_is_in_milliseconds_on_cpu_and_gpu(monkeypatch, tmp
         + [t for span in step["layers"].values() for t in span.values()]
     assert all(isinstance(t, float) for t in times)
     assert all(b["start"] <= b["end"] <= step["backward_end"] <= step["step_end"] for b in step["buckets"])
+    # gloo's queue and run are measured with the host clock only: not mixed with CUDA event times
+    assert all(("run_start" in b) == (device == "cpu") for b in step["buckets"])

@@ -4,8 +4,10 @@ The input is what `ddp_lessons.sampling` returns and what the lesson's ranks rec
 epoch, one list of indices per rank (``[sampling.all_shards(...) for epoch in ...]``). Each
 figure is a grid, data index across, epoch down; a cell is coloured by the rank that visits the
 index and numbered with that rank's step (its position in the rank's shard). An index visited
-twice (padding) is split into one stripe per visit and outlined; an index nobody visits
-(``drop_last=True``) is hatched grey.
+twice (padding) is split into one stripe per visit and outlined, and the padding's repeat (a
+position past the data set's end in the padded order) is a lighter stripe with a dashed edge; an
+index nobody visits (``drop_last=True``) is hatched grey. Step numbers are black or white,
+whichever contrasts more with the cell.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import math
 from typing import Any, Mapping, Sequence
 
 from matplotlib import colormaps
+from matplotlib.colors import to_rgb
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
@@ -28,11 +31,25 @@ MAX_NUMBERED = 30
 """Cells carry their step number only while the grid has at most this many columns."""
 
 DROPPED_COLOR = "#e6e6e6"
+ROW_INCHES, SPLIT_ROW_INCHES = 0.42, 0.66
+"""Height of one epoch row; rows of a panel with split (padded) cells are taller, so both numbers fit."""
 
 
 def rank_color(rank: int):
     """The colour rank `rank` has in every coverage plot (matplotlib's tab10 cycle)."""
     return colormaps["tab10"](rank % 10)
+
+
+def repeat_color(rank: int) -> tuple[float, float, float]:
+    """The lighter colour of rank `rank`'s padding repeats (its colour mixed half with white)."""
+    return tuple(0.5 + 0.5 * c for c in to_rgb(rank_color(rank)))
+
+
+def text_color(background) -> str:
+    """'black' or 'white', whichever contrasts more with `background` (WCAG relative luminance)."""
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(background)]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return "black" if (luminance + 0.05) / 0.05 > 1.05 / (luminance + 0.05) else "white"
 
 
 def contiguous_blocks(size: int, world_size: int) -> list[list[int]]:
@@ -75,8 +92,9 @@ def draw_shard_coverage(ax: Axes, epochs: Sequence[Shards], size: int, title: st
     numbered = size <= MAX_NUMBERED
     repeated = dropped = False
     for row, shards in enumerate(epochs):
+        world = len(shards)
         for index, seen in enumerate(index_visits(shards, size)):
-            _draw_cell(ax, index, row, seen, numbered)
+            _draw_cell(ax, index, row, [(r, step, step * world + r >= size) for r, step in seen], numbered)
             repeated |= len(seen) > 1
             dropped |= not seen
     ax.set_xlim(-0.5, size - 0.5)
@@ -100,7 +118,10 @@ def plot_shard_coverage(epochs: Sequence[Shards], size: int, title: str | None =
 
 def plot_coverage_panels(panels: Mapping[str, Sequence[Shards]], size: int) -> Figure:
     """Figure: several coverage grids stacked for comparison, one per (title -> epochs) entry."""
-    heights = [0.42 * len(epochs) + 1.1 for epochs in panels.values()]
+    for epochs in panels.values():
+        _check_epochs(epochs)
+    heights = [(SPLIT_ROW_INCHES if _has_repeats(epochs, size) else ROW_INCHES) * len(epochs) + 1.1
+               for epochs in panels.values()]
     fig, axes = new_figure(min(13.0, max(6.0, 0.36 * size + 3.5)), sum(heights), rows=len(panels),
                            gridspec_kw={"height_ratios": heights})
     for ax, (title, epochs) in zip(axes[:, 0], panels.items()):
@@ -126,6 +147,10 @@ def _check_epochs(epochs: Sequence[Shards]) -> None:
                          "for a single epoch pass [sampling.all_shards(...)]")
 
 
+def _has_repeats(epochs: Sequence[Shards], size: int) -> bool:
+    return any(len(seen) > 1 for shards in epochs for seen in index_visits(shards, size))
+
+
 def _row_label(epoch: int, shards: Shards, size: int) -> str:
     note = epoch_note(shards, size)
     return f"epoch {epoch} ({note})" if note else f"epoch {epoch}"
@@ -135,20 +160,24 @@ def _world(epochs: Sequence[Shards]) -> int:
     return max(len(shards) for shards in epochs)
 
 
-def _draw_cell(ax: Axes, index: int, row: int, seen: list[tuple[int, int]], numbered: bool) -> None:
-    """One grid cell: hatched if unvisited, else one stripe per visit in the visiting rank's colour."""
+def _draw_cell(ax: Axes, index: int, row: int, seen: list[tuple[int, int, bool]], numbered: bool) -> None:
+    """One grid cell: hatched if unvisited, else one stripe per (rank, step, is_repeat) visit."""
     left, top = index - 0.5, row - 0.5
     if not seen:
         ax.add_patch(Rectangle((left, top), 1, 1, facecolor=DROPPED_COLOR, edgecolor="#9a9a9a",
                                hatch="xx", linewidth=0.5))
         return
     height = 1 / len(seen)
-    for k, (rank, step) in enumerate(seen):
-        ax.add_patch(Rectangle((left, top + k * height), 1, height, facecolor=rank_color(rank),
-                               edgecolor="white", linewidth=1))
+    for k, (rank, step, repeat) in enumerate(seen):
+        color = repeat_color(rank) if repeat else rank_color(rank)
+        ax.add_patch(Rectangle((left, top + k * height), 1, height, facecolor=color, edgecolor="white",
+                               linewidth=1))
+        if repeat and height >= 0.5:  # a dashed edge while the stripe is tall enough to carry one
+            ax.add_patch(Rectangle((left + 0.1, top + k * height + 0.06), 0.8, height - 0.12, fill=False,
+                                   edgecolor="black", linestyle=(0, (2, 1.5)), linewidth=0.8))
         if numbered:
             ax.text(index, top + (k + 0.5) * height, str(step), ha="center", va="center",
-                    fontsize=8 if len(seen) == 1 else 6, color="white", fontweight="bold")
+                    fontsize=9 if len(seen) == 1 else 8, color=text_color(color), fontweight="bold")
     if len(seen) > 1:
         ax.add_patch(Rectangle((left + 0.04, top + 0.04), 0.92, 0.92, fill=False, edgecolor="black",
                                linewidth=2))
@@ -159,6 +188,8 @@ def _legend_handles(world: int, repeated: bool, dropped: bool, numbered: bool) -
     if repeated:
         handles.append(Patch(facecolor="white", edgecolor="black", linewidth=2,
                              label="visited twice (padding)"))
+        handles.append(Patch(facecolor=repeat_color(0), edgecolor="black", linestyle=(0, (2, 1.5)),
+                             label="the padding's repeat"))
     if dropped:
         handles.append(Patch(facecolor=DROPPED_COLOR, edgecolor="#9a9a9a", hatch="xx",
                              label="never visited (drop_last)"))

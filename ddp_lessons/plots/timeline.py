@@ -1,16 +1,19 @@
 """Backward-pass timelines: each layer's backward and each bucket's all-reduce (taught in lesson 6).
 
-A step record (one rank, one training step) holds times in milliseconds since ``loss.backward()``
-was called::
+A step record (one rank, one training step, as `ddp_lessons.bucket_watch` writes it) holds times in
+milliseconds since ``loss.backward()`` was called::
 
     {"layers": {"linear8": {"start": 0.1, "end": 0.9}, ...},        # backward per layer
-     "buckets": [{"index": 0, "start": 1.0, "end": 4.2, "bytes": 1058832, "layers": [...]}, ...],
+     "buckets": [{"index": 0, "start": 1.0, "end": 4.2,              # launched by DDP, completed
+                  "run_start": 2.5,                                  # optional: a gloo worker took it
+                  "bytes": 1058832, "layers": [...]}, ...],
      "backward_end": 9.5, "step_end": 10.3,                          # backward() and step() return
      "clock": "host clock"}              # optional; "CUDA events, device time" on GPUs (see timing)
 
-The top lane shows backward compute layer by layer; one lane per bucket below shows its
-all-reduce from launch to completion. Bars that overlap in time are communication hidden behind
-computation.
+The top lane shows backward compute layer by layer; one lane per bucket below shows its all-reduce:
+queued (launched, waiting for a free gloo worker thread) as a light hatched bar, running as a solid
+bar; a bucket without run times is one solid bar from launch to completion. Bars that overlap the
+compute lane in time are communication in flight during computation. All panels share one x-axis.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from typing import Any, Mapping
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from ddp_lessons.plots.figures import new_figure
 
@@ -26,7 +31,10 @@ Step = Mapping[str, Any]
 
 COMPUTE_COLORS = ("#4c72b0", "#8da9d6")
 ALLREDUCE_COLOR = "#dd8452"
+QUEUED_COLOR = "#f6d5bd"
 STEP_COLOR = "#55a868"
+MIN_LABEL_FRACTION = 0.025
+"""A layer's bar carries its number only when it spans at least this fraction of the x-axis."""
 
 
 def layer_spans(step: Step) -> list[tuple[str, float, float]]:
@@ -36,27 +44,59 @@ def layer_spans(step: Step) -> list[tuple[str, float, float]]:
 
 
 def overlap_ms(step: Step) -> float:
-    """Milliseconds during which some bucket's all-reduce ran while layers were still computing."""
+    """Milliseconds during which some bucket's all-reduce was running while layers still computed."""
     spans = layer_spans(step)
     if not spans:
         return 0.0
     compute_end = max(end for _, _, end in spans)
-    in_flight = _union([(b["start"], min(b["end"], compute_end)) for b in step["buckets"]
-                        if b["start"] < compute_end])
-    return sum(end - start for start, end in in_flight)
+    running = [run_span(b) for b in step["buckets"]]
+    return sum(end - start for start, end in _union([(start, min(end, compute_end)) for start, end in running
+                                                     if start < compute_end]))
 
 
-def draw_backward_timeline(ax: Axes, step: Step, title: str | None = None) -> Axes:
-    """Draw one step's compute lane and bucket lanes on `ax`; return `ax`."""
+def run_span(bucket: Mapping[str, Any]) -> tuple[float, float]:
+    """(start, end) of the time the bucket's all-reduce ran; launch to completion if not measured."""
+    return min(bucket.get("run_start", bucket["start"]), bucket["end"]), bucket["end"]
+
+
+def queued_ms(step: Step) -> float:
+    """Milliseconds the step's all-reduces spent launched but waiting for a worker, summed."""
+    return sum(max(0.0, run_span(b)[0] - b["start"]) for b in step["buckets"])
+
+
+def running_ms(step: Step) -> float:
+    """Milliseconds the step's all-reduces spent running, summed over buckets."""
+    return sum(end - start for start, end in map(run_span, step["buckets"]))
+
+
+def most_running_at_once(step: Step) -> int:
+    """The largest number of the step's all-reduces that were running at the same moment."""
+    edges = sorted([(start, 1) for start, _ in map(run_span, step["buckets"])]
+                   + [(end, -1) for _, end in map(run_span, step["buckets"])], key=lambda e: (e[0], e[1]))
+    running = most = 0
+    for _, change in edges:
+        running += change
+        most = max(most, running)
+    return most
+
+
+def draw_backward_timeline(ax: Axes, step: Step, title: str | None = None,
+                           x_max: float | None = None) -> Axes:
+    """Draw one step's compute lane and bucket lanes on `ax` (x from 0 to `x_max`); return `ax`."""
     buckets = step["buckets"]
+    x_max = x_max or step["step_end"] * 1.02
     lanes = ["backward compute"] + [f"bucket {b['index']} all-reduce" for b in buckets]
     for k, (name, start, end) in enumerate(layer_spans(step)):
         ax.barh(0, end - start, left=start, height=0.7, color=COMPUTE_COLORS[k % 2], edgecolor="white")
-        ax.text((start + end) / 2, 0, name.removeprefix("linear"), ha="center", va="center",
-                fontsize=7, color="white", clip_on=True)
+        if end - start >= MIN_LABEL_FRACTION * x_max:
+            ax.text((start + end) / 2, 0, name.removeprefix("linear"), ha="center", va="center",
+                    fontsize=7, color="white", clip_on=True)
     for lane, bucket in enumerate(buckets, start=1):
-        ax.barh(lane, bucket["end"] - bucket["start"], left=bucket["start"], height=0.6,
-                color=ALLREDUCE_COLOR)
+        run_start, run_end = run_span(bucket)
+        if run_start > bucket["start"]:
+            ax.barh(lane, run_start - bucket["start"], left=bucket["start"], height=0.6, color=QUEUED_COLOR,
+                    edgecolor=ALLREDUCE_COLOR, hatch="///", linewidth=0.5)
+        ax.barh(lane, run_end - run_start, left=run_start, height=0.6, color=ALLREDUCE_COLOR)
         ax.plot([bucket["start"]], [lane], marker="|", markersize=12, color="black")
     ax.axvline(step["backward_end"], color="black", linestyle="--", linewidth=1,
                label="loss.backward() returns")
@@ -64,21 +104,41 @@ def draw_backward_timeline(ax: Axes, step: Step, title: str | None = None) -> Ax
                label="optimizer.step(): no communication")
     ax.set_yticks(range(len(lanes)), lanes, fontsize=8)
     ax.set_ylim(len(lanes) - 0.5, -0.5)
-    ax.set_xlim(0, step["step_end"] * 1.02)
+    ax.set_xlim(0, x_max)
     clock = f" ({step['clock']})" if step.get("clock") else ""
     ax.set_xlabel(f"ms since loss.backward() was called{clock}")
-    ax.set_title(title or f"{len(buckets)} bucket(s)")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
+    ax.set_title(title or f"{len(buckets)} bucket(s)", fontsize=10)
     return ax
 
 
+def legend_handles(queued: bool) -> list:
+    """The legend of every timeline: compute, (queued,) running, backward() returns, step()."""
+    handles = [Patch(color=COMPUTE_COLORS[0], label="a layer's backward (number = layer)")]
+    if queued:
+        handles.append(Patch(facecolor=QUEUED_COLOR, edgecolor=ALLREDUCE_COLOR, hatch="///",
+                             label="all-reduce queued: launched, waiting for a free gloo worker"))
+    handles += [Patch(color=ALLREDUCE_COLOR, label="all-reduce running" if queued
+                      else "all-reduce, launch (tick) to completion"),
+                Line2D([], [], color="black", marker="|", linestyle="none", markersize=10,
+                       label="DDP launches the bucket"),
+                Line2D([], [], color="black", linestyle="--", linewidth=1, label="loss.backward() returns"),
+                Patch(color=STEP_COLOR, alpha=0.3, label="optimizer.step(): no communication")]
+    return handles
+
+
 def plot_backward_timeline(steps: Mapping[str, Step]) -> Figure:
-    """Figure: one timeline panel per (title -> step record), e.g. one per rank or per bucket size."""
-    heights = [0.32 * (len(step["buckets"]) + 1) + 1.2 for step in steps.values()]
-    fig, axes = new_figure(11, sum(heights), rows=len(steps), gridspec_kw={"height_ratios": heights})
+    """Figure: one panel per (title -> step record) on one shared x-axis, legend on top."""
+    heights = [0.3 * (len(step["buckets"]) + 1) + 0.55 for step in steps.values()]
+    fig, axes = new_figure(11, sum(heights) + 1.3, rows=len(steps), sharex=True, layout="constrained",
+                           gridspec_kw={"height_ratios": heights})
+    x_max = 1.02 * max(step["step_end"] for step in steps.values())
     for ax, (title, step) in zip(axes[:, 0], steps.items()):
-        draw_backward_timeline(ax, step, title)
-    fig.tight_layout()
+        draw_backward_timeline(ax, step, title, x_max)
+    for ax in axes[:-1, 0]:
+        ax.set_xlabel("")
+    queued = any("run_start" in b for step in steps.values() for b in step["buckets"])
+    fig.legend(handles=legend_handles(queued), loc="outside upper center", ncol=3, fontsize=8,
+               frameon=False)
     return fig
 
 
