@@ -270,8 +270,8 @@ def test_untouched_exercise_fails_exactly_its_checks_and_solution_passes_all(sol
     failed = {f"cell {n}": r["error"] for n, r in sorted(runs[0].items()) if r["error"]}
     assert not failed, f"{solution_path.name}: cells failed outside the checks: {failed}"
     compared = [n for n, cell in enumerate(code) if "NBVAL_CHECK_OUTPUT" in cell.source]
-    assert not compared, (f"{solution_path.name}: cells {compared} ask nbval to compare their output, but "
-                          "solutions run only under the grader, which clears outputs: assert the claim instead")
+    assert not compared, (f"{solution_path.name}: cells {compared} ask nbval to compare their output, "
+                          "but solutions run only under the grader, which clears outputs: assert instead")
     exercise = ROOT / "exercises" / solution_path.name
     assert exercise.exists(), f"{exercise} missing: run `make exercises`"
     untouched = grading.grade_notebook(exercise, solution_path, "untouched", **timeouts)

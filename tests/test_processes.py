@@ -49,13 +49,19 @@ def test_tree_kill_stops_the_root_and_every_process_seen_below_it_and_nothing_el
         bystander.wait()
 
 
+SLEEPER = "import time; time.sleep(60)"
+CHILD = ("import subprocess, sys, time\n"  # starts a grandchild in a session of its own, prints its pid
+         f"p = subprocess.Popen([sys.executable, '-c', {SLEEPER!r}], start_new_session=True)\n"
+         "print(p.pid, flush=True); time.sleep(60)")
+
+
 def _tree_script(pid_file, then: str) -> list[str]:
     """A command that starts a child and a grandchild in sessions of their own (out of reach of a
     process-group kill), writes their pids to `pid_file`, then runs `then`."""
-    grandchild = "import subprocess, sys, time; p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True); print(p.pid, flush=True); time.sleep(60)"
     return [sys.executable, "-c",
             "import subprocess, sys, time\n"
-            f"child = subprocess.Popen([sys.executable, '-c', {grandchild!r}], stdout=subprocess.PIPE, text=True, start_new_session=True)\n"
+            f"child = subprocess.Popen([sys.executable, '-c', {CHILD!r}], stdout=subprocess.PIPE, text=True,\n"
+            "                         start_new_session=True)\n"
             f"open({str(pid_file)!r}, 'w').write(f'{{child.pid}} {{child.stdout.readline().strip()}}')\n"
             f"{then}"]
 
