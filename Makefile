@@ -25,10 +25,12 @@ lab: setup
 
 # The same CPU run on any machine: GPUs hidden (a GPU VM's CUDA torch then takes the CPU paths), and
 # a .venv whose packages differ from the pins (e.g. a custom torch for `make lab`) is refused.
+# Lessons run under nbval; solutions run once, in the grader test (tests/test_grading.py: every check
+# passes, every cell runs without an error), not also under nbval.
 test:
 	$(MAKE) setup PIP_CONSTRAINTS="-c $(TEST_CONSTRAINTS)"
 	$(PY) -m ddp_lessons doctor --check-pins $(TEST_CONSTRAINTS)
-	CUDA_VISIBLE_DEVICES="" $(PY) -m pytest -p no:cacheprovider $(NBVAL) tests notebooks solutions
+	CUDA_VISIBLE_DEVICES="" $(PY) -m pytest -p no:cacheprovider $(NBVAL) tests notebooks
 
 # The GPU paths on purpose, on the GPUs this machine shows: the lessons with GPU cells, the doctor's
 # smoke tests, and the unit tests of what decides backends and devices.

@@ -21,20 +21,20 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib.util
 import json
 import os
 import platform
 import tempfile
 import time
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import torch
 
 from ddp_lessons import backend, launch, records
+from ddp_lessons.scripts import bench_train
 
 from ddp_lessons.scaling_results import (  # noqa: F401  (re-exported: lessons use bench.select etc.)
     SCHEMA, _fmt, add_speedup, format_rows, load, oversubscription, reference, rows_from_records, save,
@@ -64,16 +64,13 @@ class Settings:
 
 
 def script_path() -> Path:
-    """Path of the packaged benchmark training script."""
-    return Path(str(resources.files("ddp_lessons") / "scripts" / "bench_train.py"))
+    """Path of the packaged benchmark training script (torchrun runs it by path)."""
+    return Path(bench_train.__file__)
 
 
-def load_script():
-    """The benchmark script as a module (its models and timed loop), without running `main`."""
-    spec = importlib.util.spec_from_file_location("bench_train", script_path())
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def load_script() -> ModuleType:
+    """The benchmark script's module, ``ddp_lessons.scripts.bench_train`` (models and timed loop)."""
+    return bench_train
 
 
 def devices_available(device: str = "auto") -> int:
@@ -165,16 +162,15 @@ def time_without_torchrun(model: str = "cnn", batch: int = 64, steps: int = 20, 
 
     data_parallel wraps the model in `nn.DataParallel` (all visible GPUs; a no-op on CPU).
     """
-    script = load_script()
     torch.set_num_threads(threads or backend.cpu_cores())
     on_gpu = device != "cpu" and backend.gpu_count() > 0
     where = torch.device("cuda", 0) if on_gpu else torch.device("cpu")
-    net = script.build_model(model).to(where)
+    net = bench_train.build_model(model).to(where)
     if data_parallel:
         net = torch.nn.DataParallel(net)
-    batches = script.rank_batches(batch, 0, 1, where)
+    batches = bench_train.rank_batches(batch, 0, 1, where)
     timing = {"accumulate": 1, "sync": ["every"], "steps": steps, "warmup": warmup}
-    return spread(script.time_steps(net, batches, timing)["every"]["step_s"])
+    return spread(bench_train.time_steps(net, batches, timing)["every"]["step_s"])
 
 
 def machine() -> dict[str, Any]:

@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import socket
 import subprocess
@@ -191,7 +190,7 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
     result = RunResult(command=commands[0], nproc=nproc, nnodes=nnodes, run_dir=run_dir)
 
     watcher = _progress.Watcher(run_dir, nproc * nnodes).start() if progress else None
-    start = time.perf_counter()
+    start, deadline = time.perf_counter(), time.monotonic() + timeout
     lock = threading.Lock()
     tree = processes.Tree()
     agents, readers = [], []
@@ -206,19 +205,18 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
             tree.scan(agent.pid)
             readers += [threading.Thread(target=pump, args=(stream, result, lock, echo), daemon=True)
                         for stream in (agent.stdout, agent.stderr)]
-            threading.Thread(target=_watch, args=(agent, tree), daemon=True).start()
         for reader in readers:
             reader.start()
-        _wait(agents, tree, start + timeout)
+        _wait(agents, tree, deadline)
     except subprocess.TimeoutExpired:
         try:  # where is each rank stuck? (ask before the kill; even a stop press must not skip it)
             stacks.take(result, [agent.pid for agent in agents], script)
         finally:
-            _kill(agents, tree)
+            processes.stop(agents, tree)
             _finish(result, agents, readers, tree, start)
         raise RunTimeoutError(diagnose.timeout_message(result, timeout), result) from None
     except BaseException:  # KeyboardInterrupt from Jupyter's stop button, or anything else
-        _kill(agents, tree)
+        processes.stop(agents, tree)
         _finish(result, agents, readers, tree, start)
         raise
     finally:
@@ -243,35 +241,14 @@ def _split_gpus(nproc: int, nnodes: int) -> list[str] | None:
 
 def _wait(agents: list[subprocess.Popen], tree: processes.Tree, deadline: float,
           grace: float = 10.0) -> None:
-    """Wait for every agent; once one fails, give the others `grace` seconds, then stop them."""
-    while True:
-        codes = [agent.poll() for agent in agents]
-        if all(code is not None for code in codes):
-            return
-        if any(code not in (None, 0) for code in codes):
-            deadline = min(deadline, time.perf_counter() + grace)
-            if time.perf_counter() >= deadline:
-                _kill(agents, tree)
-                return
-        if time.perf_counter() >= deadline:
-            raise subprocess.TimeoutExpired("torchrun", deadline)
-        time.sleep(0.05)
-
-
-def _watch(agent: subprocess.Popen, tree: processes.Tree) -> None:
-    """Remember every process below `agent` while it runs, so a kill can reach all of them
-    (even ranks whose torchrun parent died first and left them orphaned)."""
-    while agent.poll() is None:
-        tree.scan(agent.pid)
-        time.sleep(0.5)
-
-
-def _kill(agents: list[subprocess.Popen], tree: processes.Tree) -> None:
-    """Kill the torchrun agents and every process seen below them; reap the agents."""
-    tree.kill(agent.pid for agent in agents)
-    for agent in agents:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            agent.wait(timeout=3)
+    """Wait for every agent; once one fails, give the others `grace` seconds, then stop them.
+    Raise `subprocess.TimeoutExpired` at `deadline` (`time.monotonic()`), the processes left running."""
+    if processes.wait(agents, tree, deadline, grace=grace):
+        return
+    if any(agent.poll() not in (None, 0) for agent in agents):
+        processes.stop(agents, tree)  # a failed rank's peers outlived their grace period
+        return
+    raise subprocess.TimeoutExpired("torchrun", deadline)
 
 
 def _finish(result: RunResult, agents: list[subprocess.Popen], readers: Iterable[threading.Thread],

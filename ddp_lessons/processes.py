@@ -1,12 +1,14 @@
-"""Process trees by pid: find every process a job started, and stop them all (used by the launcher
-and the grader; never by name, so nothing else on the machine is touched)."""
+"""Process trees by pid: find every process a job started, wait for it with a deadline, and stop them
+all (used by the launcher and the grader; never by name, so nothing else on the machine is touched)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
+import time
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import psutil
 
@@ -58,6 +60,51 @@ class Tree:
         for pid in root_pids:
             self.scan(pid)
         kill_processes(self.seen.values())
+
+
+def wait(procs: Sequence[subprocess.Popen], tree: Tree, deadline: float, *, grace: float | None = None,
+         poll: float = 0.05, scan_every: float = 0.25) -> bool:
+    """True once every process in `procs` has ended; False when `deadline` (`time.monotonic()`) passes
+    first. Meanwhile `tree` keeps seeing everything below them (even ranks orphaned by a dead parent).
+
+    grace: once one process exits non-zero, the others get only this many more seconds.
+    """
+    scanned = float("-inf")
+    while True:
+        codes = [proc.poll() for proc in procs]
+        if all(code is not None for code in codes):
+            return True
+        now = time.monotonic()
+        if grace is not None and any(code not in (None, 0) for code in codes):
+            deadline = min(deadline, now + grace)
+            grace = None  # the grace period starts at the first failure, once
+        if now >= deadline:
+            return False
+        if now - scanned >= scan_every:
+            for proc in procs:
+                tree.scan(proc.pid)
+            scanned = now
+        time.sleep(poll)
+
+
+def stop(procs: Sequence[subprocess.Popen], tree: Tree, reap: float = 3.0) -> None:
+    """Kill `procs` and every process `tree` saw below them, by pid; reap `procs` (`reap` s each)."""
+    tree.kill(proc.pid for proc in procs)
+    for proc in procs:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=reap)
+
+
+def run_with_deadline(command: Sequence[str], timeout: float, **popen) -> int | None:
+    """Run `command` (``subprocess.Popen`` keywords in `popen`); its exit code, or None when it ran past
+    `timeout` seconds. Either way every process it started is killed by pid before this returns."""
+    proc = subprocess.Popen(list(command), **popen)
+    tree = Tree()
+    try:
+        finished = wait([proc], tree, time.monotonic() + timeout)
+    finally:
+        stop([proc], tree)
+    return proc.returncode if finished else None
 
 
 def kill_processes(processes: Iterable[psutil.Process], grace: float = 3.0) -> None:

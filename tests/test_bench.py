@@ -1,10 +1,7 @@
 """The benchmark runner: its plan, its arithmetic, its output schema, and that it excludes startup."""
 import argparse
 import json
-import os
 import statistics
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -138,35 +135,20 @@ ONE_RANK = bench.Settings(world_sizes=[1], models=("cnn",), scalings=("weak",), 
                           warmup=5, threads=1)
 
 
-def plain_loop_median() -> float:
-    """Median step time of the bench's loop on a plain model, in a fresh process without torchrun."""
-    code = ("import json; from ddp_lessons import bench; print(json.dumps(bench.time_without_torchrun("
-            f"'cnn', {ONE_RANK.batch}, {ONE_RANK.steps}, {ONE_RANK.warmup}, threads=1)))")
-    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "OMP_NUM_THREADS": "1"},
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.splitlines()[-1])["median"]
-
-
-def one_rank_vs_plain() -> tuple[dict, float]:
-    """A 1-rank bench run, and the plain loop's median timed just before and just after it."""
-    before = plain_loop_median()
-    result = bench.run_bench(ONE_RANK, echo=False)
-    return result, (before + plain_loop_median()) / 2
-
-
 @pytest.fixture(scope="module")
 def one_rank(tmp_path_factory):
-    """A 1-rank run saved to JSON and read back, with the plain loop's median around it."""
+    """A 1-rank run saved to JSON and read back. (Its step time against the loop without torchrun is a
+    benchmark, not a test: tools/bench_overhead.py.)"""
     folder = tmp_path_factory.mktemp("bench")
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(folder)  # run directories go to ./runs
-        result, plain = one_rank_vs_plain()
-        yield bench.load(bench.save(result, folder / "bench.json")), plain
+        result = bench.run_bench(ONE_RANK, echo=False)
+        yield bench.load(bench.save(result, folder / "bench.json"))
 
 
 @pytest.mark.slow
 def test_saved_results_follow_the_schema(one_rank):
-    result, _ = one_rank
+    result = one_rank
     assert result["schema"] == bench.SCHEMA
     assert MACHINE_KEYS <= set(result["machine"]) and result["machine"]["backend"] in ("gloo", "nccl")
     [run] = result["runs"]
@@ -176,24 +158,8 @@ def test_saved_results_follow_the_schema(one_rank):
     for row in result["rows"]:
         assert set(row) == ROW_KEYS and row["step_s"]["count"] == ONE_RANK.steps
     assert bench.select(result, "cnn/weak", "never")[0]["allreduce_per_step"] == 0
-
-
-@pytest.mark.slow
-def test_one_rank_step_time_is_within_10_percent_of_the_loop_without_torchrun(one_rank):
-    # Startup (seconds) would miss by orders of magnitude on every try; other programs on a shared
-    # machine disturb single tries at random, so up to three tries are allowed.
-    tries = [one_rank]
-    while len(tries) < 3 and not _within(tries[-1], 0.10):
-        tries.append(one_rank_vs_plain())
-    measured = [(bench.select(r, "cnn/weak")[0]["step_s"]["median"], plain) for r, plain in tries]
-    assert _within(tries[-1], 0.10), f"(1-rank DDP, plain loop) medians in seconds: {measured}"
-    result, _ = tries[-1]
-    assert result["runs"][0]["startup_s"] > 10 * measured[-1][0]  # startup is reported apart
-
-
-def _within(attempt: tuple[dict, float], tolerance: float) -> bool:
-    result, plain = attempt
-    return abs(bench.select(result, "cnn/weak")[0]["step_s"]["median"] / plain - 1) <= tolerance
+    step = bench.select(result, "cnn/weak", "every")[0]["step_s"]["median"]
+    assert run["startup_s"] > 10 * step  # torchrun's start-up is reported apart from the steps
 
 
 @pytest.mark.slow

@@ -4,8 +4,6 @@ Two ranks are simulated in this process: each replica computes its own gradients
 averaged as DDP's all-reduce does, and each replica's own GradScaler decides whether to step.
 `mistake` changes one thing in the step, as a student might.
 """
-import re
-
 import pytest
 import torch
 from torch import nn
@@ -72,10 +70,6 @@ def simulate(dtype_name, mistake=None):
     return rows
 
 
-def fails_with(hint):
-    return pytest.raises(AssertionError, match=re.escape(hint))
-
-
 @pytest.mark.parametrize("dtype", ["bf16", "fp16"])
 def test_amp_training_passes_a_correct_step(dtype, capsys):
     checks.amp_training(simulate(dtype))
@@ -95,12 +89,12 @@ def test_the_replay_skips_the_step_with_an_inf_and_halves_the_scale():
     ("fp16", "scaled loss unused", "backpropagate the scaled loss: scaler.scale(loss).backward()"),
     ("fp16", "optimizer.step", "call scaler.step(optimizer), not optimizer.step()"),
 ])
-def test_amp_training_names_the_mistake(dtype, mistake, hint):
+def test_amp_training_names_the_mistake(dtype, mistake, hint, fails_with):
     with fails_with(hint):
         checks.amp_training(simulate(dtype, mistake))
 
 
-def test_ranks_whose_weights_drift_apart_fail():
+def test_ranks_whose_weights_drift_apart_fail(fails_with):
     rows = simulate("bf16")
     rows[1]["steps"][1]["weights"] = rows[1]["steps"][0]["weights"]
     with fails_with("rank 1's weights differ from rank 0's"):

@@ -1,5 +1,4 @@
 """`checks.bug_hunt` (exercise 10): each check catches its own planted bug, whatever the other four do."""
-import re
 from pathlib import Path
 
 import nbformat
@@ -34,10 +33,6 @@ def script_with(bugs, folder):
     return path
 
 
-def fails_with(hint):
-    return pytest.raises(AssertionError, match=re.escape(hint))
-
-
 def test_the_untouched_script_is_the_solution_with_all_five_bugs_planted(tmp_path):
     exercise = nbformat.read(ROOT / "exercises" / "10_bug_hunt.ipynb", as_version=4)
     source = next(c.source for c in exercise.cells if c.source.startswith("%%writefile scripts/10_bug_hunt"))
@@ -50,14 +45,14 @@ IN_PROCESS = [("device_ids=[rank]", checks.device_ids_per_node, "rank 2 (local r
 
 
 @pytest.mark.parametrize("bug, check, hint", IN_PROCESS, ids=[bug for bug, _, _ in IN_PROCESS])
-def test_each_in_process_check_catches_its_bug_and_only_its_bug(tmp_path, bug, check, hint):
+def test_each_in_process_check_catches_its_bug_and_only_its_bug(tmp_path, bug, check, hint, fails_with):
     check(script_with([], tmp_path))
     check(script_with([b for b in BUGS if b != bug], tmp_path))
     with fails_with(hint):
         check(script_with([bug], tmp_path))
 
 
-def test_a_loader_without_the_sampler_is_caught_by_its_overlapping_shards(tmp_path):
+def test_a_loader_without_the_sampler_is_caught_by_its_overlapping_shards(tmp_path, fails_with):
     path = script_with([], tmp_path)
     path.write_text(path.read_text().replace("sampler=sampler)", "shuffle=True)"))
     with fails_with("rank 0 visited 64 samples, the whole data set"):
@@ -65,7 +60,7 @@ def test_a_loader_without_the_sampler_is_caught_by_its_overlapping_shards(tmp_pa
 
 
 @pytest.mark.slow
-def test_the_barrier_check_reports_the_hang_and_where_each_rank_waited(tmp_path):
+def test_the_barrier_check_reports_the_hang_and_where_each_rank_waited(tmp_path, fails_with):
     with fails_with("the job hung") as caught:
         checks.ranks_stay_in_step(script_with(BUGS, tmp_path))
     assert "dist.barrier()" in str(caught.value)
@@ -73,7 +68,7 @@ def test_the_barrier_check_reports_the_hang_and_where_each_rank_waited(tmp_path)
 
 
 @pytest.mark.slow
-def test_the_unused_parameter_check_names_the_parameter(tmp_path):
+def test_the_unused_parameter_check_names_the_parameter(tmp_path, fails_with):
     with fails_with("parameters without a gradient: aux_head.bias, aux_head.weight"):
         checks.every_parameter_gets_a_gradient(script_with(BUGS, tmp_path))
     checks.every_parameter_gets_a_gradient(script_with([b for b in BUGS if b != "unused parameter"], tmp_path))

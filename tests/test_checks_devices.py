@@ -1,13 +1,7 @@
 """`checks.devices` (exercise 3) passes torchrun's rank variables and the device rule; hints at wrong ones."""
-import re
-
 import pytest
 
 from ddp_lessons import checks
-
-
-def fails_with(hint: str):
-    return pytest.raises(AssertionError, match=re.escape(hint))
 
 
 def torchrun_env(node_rank, local_rank, nnodes, nproc_per_node):
@@ -25,7 +19,7 @@ def device_and_backend(env, gpus, rank_key="LOCAL_RANK", ranks_key="LOCAL_WORLD_
     return f"cuda:{rank % gpus if wrap else rank}", shared
 
 
-def test_torchrun_env_passes_and_catches_a_rank_numbered_the_wrong_way():
+def test_torchrun_env_passes_and_catches_a_rank_numbered_the_wrong_way(fails_with):
     checks.torchrun_env(torchrun_env)
     with fails_with("RANK numbers the workers of the whole job"):
         checks.torchrun_env(lambda node, local, nnodes, nproc: {
@@ -40,7 +34,7 @@ def test_torchrun_env_passes_and_catches_a_rank_numbered_the_wrong_way():
     (dict(shared="nccl"), "NCCL refuses two ranks on one GPU"),
     (dict(wrap=False), "does not exist on a node with 1 GPU(s)"),
 ])
-def test_device_and_backend_catches(wrong, hint):
+def test_device_and_backend_catches(wrong, hint, fails_with):
     checks.device_and_backend(device_and_backend)
     with fails_with(hint):
         checks.device_and_backend(lambda env, gpus: device_and_backend(env, gpus, **wrong))

@@ -2,17 +2,11 @@
 
 Exercise 1's checks get wrong functions; exercise 4's get the rows a wrong script would record.
 """
-import re
-
 import pytest
 import torch
 from torch.nn import functional as F
 
 from ddp_lessons import checks
-
-
-def fails_with(hint: str):
-    return pytest.raises(AssertionError, match=re.escape(hint))
 
 
 # --- Exercise 1 ----------------------------------------------------------------------------------
@@ -42,7 +36,7 @@ def test_replica_gradients_pass_the_solution():
     (dict(reduction="sum"), "use the mean loss over the shard"),
     (dict(whole_batch=True), "this is the whole batch's gradient"),
 ])
-def test_replica_gradients_catch(wrong, hint):
+def test_replica_gradients_catch(wrong, hint, fails_with):
     with fails_with(hint):
         checks.replica_gradients(lambda model, shards: replica_gradients(model, shards, **wrong))
 
@@ -54,7 +48,7 @@ def test_untouched_exercise_fails_the_check():
         checks.replica_gradients(untouched)
 
 
-def test_averaged_gradients_pass_the_mean_and_catch_sum_and_replica_zero():
+def test_averaged_gradients_pass_the_mean_and_catch_sum_and_replica_zero(fails_with):
     checks.averaged_gradients(average)
     with fails_with("you summed the replicas' gradients; DDP's all-reduce averages them"):
         checks.averaged_gradients(lambda per_replica: [torch.stack(g).sum(0) for g in zip(*per_replica)])
@@ -82,6 +76,6 @@ def test_ddp_gradients_pass_equal_averaged_gradients():
     (gradient_rows(gradients=(GRADIENT, [[0.3, 0.0], [0.1]])), "run the forward pass through the DDP wrapper"),
     (gradient_rows(gradients=([[0.4, -0.8], [1.2]],) * 2), "the gradients are 4x one process's gradient"),
 ])
-def test_ddp_gradients_catch(rows, hint):
+def test_ddp_gradients_catch(rows, hint, fails_with):
     with fails_with(hint):
         checks.ddp_gradients(rows)

@@ -2,8 +2,6 @@
 
 The records are built here with plain torch, as 2 ranks would record them for 8 micro-batches.
 """
-import re
-
 import pytest
 import torch
 from torch.nn import functional as F
@@ -11,10 +9,6 @@ from torch.nn import functional as F
 from ddp_lessons import checks
 
 K, LR = 4, 0.1
-
-
-def fails_with(hint: str):
-    return pytest.raises(AssertionError, match=re.escape(hint))
 
 
 def step_gradient(state, batch):
@@ -59,12 +53,12 @@ def test_gradient_accumulation_passes_the_solutions_records():
     (accumulation_rows(zero_grad=False), "zero the gradients after each optimizer step"),
     (accumulation_rows(diverge=True), "the step used gradients that were not all-reduced"),
 ])
-def test_gradient_accumulation_catches(rows, hint):
+def test_gradient_accumulation_catches(rows, hint, fails_with):
     with fails_with(hint):
         checks.gradient_accumulation(rows)
 
 
-def test_gradient_accumulation_tells_a_backward_only_no_sync_to_put_the_forward_inside_too():
+def test_gradient_accumulation_tells_a_backward_only_no_sync_to_put_the_forward_inside_too(fails_with):
     # forward outside no_sync() + backward inside: DDP prepared the reducer in the forward, so every
     # micro-batch still all-reduces (measured on torch 2.13 gloo); the records show 8 all-reduces
     with fails_with("forward AND the backward"):

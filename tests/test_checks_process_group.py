@@ -3,7 +3,6 @@
 The checks get the rows a wrong script would record; the notebook's second check cell, run without
 the first one's launch, says to make that launch succeed instead of failing with a NameError.
 """
-import re
 from pathlib import Path
 
 import nbformat
@@ -12,10 +11,6 @@ import pytest
 from ddp_lessons import backend, checks, exercises, records
 
 SOLUTION = Path(__file__).parents[1] / "solutions" / "02_process_group.ipynb"
-
-
-def fails_with(hint: str):
-    return pytest.raises(AssertionError, match=re.escape(hint))
 
 
 def setup_rows(nproc=2, **change):
@@ -35,7 +30,7 @@ def test_process_group_setup_passes_the_machines_choice():
     checks.mean_across_ranks(setup_rows())
 
 
-def test_process_group_setup_catches_a_hard_coded_backend_and_a_wrong_device():
+def test_process_group_setup_catches_a_hard_coded_backend_and_a_wrong_device(fails_with):
     wrong = "nccl" if backend.gpu_count() < 2 else "gloo"
     with fails_with("pass backend.choose().backend to init_process_group, not a fixed name"):
         checks.process_group_setup(setup_rows(backend=wrong))
@@ -50,12 +45,12 @@ def test_process_group_setup_catches_a_hard_coded_backend_and_a_wrong_device():
     (dict(mean=lambda rank: [10.0 * rank + i for i in range(3)]), "got back its own value"),
     (dict(value_after=lambda rank: [10.0, 12.0, 14.0]), "reduce a copy (value.clone())"),
 ])
-def test_mean_across_ranks_catches(change, hint):
+def test_mean_across_ranks_catches(change, hint, fails_with):
     with fails_with(hint):
         checks.mean_across_ranks(setup_rows(**change))
 
 
-def test_mean_check_after_a_failed_launch_says_the_launch_must_succeed_first():
+def test_mean_check_after_a_failed_launch_says_the_launch_must_succeed_first(fails_with):
     first, second = exercises.check_cells(nbformat.read(SOLUTION, as_version=4))[:2]
     assert "run = launch.run_torchrun(" in first.source  # a failed launch leaves `run` undefined
     with fails_with("the launch in the check cell above must succeed first"):
@@ -109,6 +104,6 @@ def test_setup_on_simulated_gpus_passes_the_right_setup(tmp_path):
 """, "after init_process_group"),
 ])
 def test_setup_on_simulated_gpus_catches_a_hard_coded_gloo_or_a_missing_set_device_on_a_cpu(
-        tmp_path, source, hint):
+        tmp_path, source, hint, fails_with):
     with fails_with(hint):
         checks.setup_on_simulated_gpus(write_setup(tmp_path, source))

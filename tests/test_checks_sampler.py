@@ -1,14 +1,9 @@
 """`checks.sampler` (exercise 5) passes the course's sampler and fails plausible wrong ones with a hint."""
 import math
-import re
 
 import pytest
 
 from ddp_lessons import checks, sampling
-
-
-def fails_with(hint: str):
-    return pytest.raises(AssertionError, match=re.escape(hint))
 
 
 def contiguous(size, world, rank, **options):
@@ -57,12 +52,12 @@ def test_sampler_shards_pass_the_course_sampler():
     (ignores_epoch, "the order must change with the epoch: seed the generator with seed + epoch"),
     (never_shuffles, "with shuffle=True, first permute"),
 ])
-def test_sampler_shards_catch(wrong, hint):
+def test_sampler_shards_catch(wrong, hint, fails_with):
     with fails_with(hint):
         checks.sampler_shards(wrong)
 
 
-def test_coverage_counts_pass_and_catch_distinct_counting():
+def test_coverage_counts_pass_and_catch_distinct_counting(fails_with):
     checks.coverage_counts(lambda shards, size: [sum(s.count(i) for s in shards) for i in range(size)])
     with fails_with("padded indices are visited more than once"):
         checks.coverage_counts(lambda shards, size: [int(any(i in s for s in shards)) for i in range(size)])

@@ -1,13 +1,7 @@
 """`checks.scaling` (exercise 9) passes the speedup and efficiency formulas and hints at wrong ones."""
-import re
-
 import pytest
 
 from ddp_lessons import checks
-
-
-def fails_with(hint: str):
-    return pytest.raises(AssertionError, match=re.escape(hint))
 
 
 def strong(seconds):
@@ -28,11 +22,11 @@ def test_scaling_passes_the_formulas():
     (lambda s: {w: (t / s[1], t / s[1] / w) for w, t in s.items()}, "speedup is inverted"),
     (lambda s: {w: (s[1] / t, s[1] / t * w) for w, t in s.items()}, "efficiency is speedup / W"),
 ])
-def test_strong_scaling_catches(wrong, hint):
+def test_strong_scaling_catches(wrong, hint, fails_with):
     with fails_with(hint):
         checks.strong_scaling(wrong)
 
 
-def test_weak_scaling_catches_a_time_ratio_as_speedup():
+def test_weak_scaling_catches_a_time_ratio_as_speedup(fails_with):
     with fails_with("speedup is the throughput ratio W * T(1) / T(W), not T(1) / T(W)"):
         checks.weak_scaling(strong)

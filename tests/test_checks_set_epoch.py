@@ -1,13 +1,7 @@
 """`checks.set_epoch` (exercise 7) passes a new order per epoch and catches a missing or late set_epoch."""
-import re
-
 import pytest
 
 from ddp_lessons import checks, sampling
-
-
-def fails_with(hint: str):
-    return pytest.raises(AssertionError, match=re.escape(hint))
 
 
 def epoch_rows(epochs_seen):
@@ -17,7 +11,7 @@ def epoch_rows(epochs_seen):
             for rank in range(2)]
 
 
-def test_set_epoch_used_passes_and_catches_a_missing_or_late_set_epoch():
+def test_set_epoch_used_passes_and_catches_a_missing_or_late_set_epoch(fails_with):
     checks.set_epoch_used(epoch_rows([0, 1, 2]))
     with fails_with("all 3 epochs visited the data in the same order"):
         checks.set_epoch_used(epoch_rows([0, 0, 0]))

@@ -248,12 +248,30 @@ def fails_from_student_code(solution):
     return [f"cell {i}" for i, cell in enumerate(code) if exercises.is_check_cell(cell) and i > first]
 
 
+def cell_results_of_each_run(monkeypatch) -> list[dict[int, dict]]:
+    """Every grader run's per-cell records (nbval cell number -> outcome), in run order, as they are read."""
+    runs, read = [], grading.jobs.read_report
+    monkeypatch.setattr(grading.jobs, "read_report", lambda report: runs.append(read(report)) or runs[-1])
+    return runs
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("solution_path", SOLUTIONS, ids=[path.stem for path in SOLUTIONS])
-def test_untouched_exercise_fails_exactly_its_checks_and_solution_passes_all(solution_path):
+def test_untouched_exercise_fails_exactly_its_checks_and_solution_passes_all(solution_path, monkeypatch):
     timeouts = dict(cell_timeout=300, notebook_timeout=900)
+    runs = cell_results_of_each_run(monkeypatch)
     solved = grading.grade_notebook(solution_path, solution_path, "solution", **timeouts)
     assert (solved.points, solved.failed_checks) == (solved.max_points, [])
+    # `make test` runs each solution once, here, not also under nbval: so check what nbval checked
+    # there too, every cell ran without an error, and that no output was meant to be compared
+    solution = nbformat.read(solution_path, as_version=4)
+    code = [cell for cell in solution.cells if cell.cell_type == "code"]
+    assert sorted(runs[0]) == list(range(len(code))), "not every cell of the solution ran"
+    failed = {f"cell {n}": r["error"] for n, r in sorted(runs[0].items()) if r["error"]}
+    assert not failed, f"{solution_path.name}: cells failed outside the checks: {failed}"
+    compared = [n for n, cell in enumerate(code) if "NBVAL_CHECK_OUTPUT" in cell.source]
+    assert not compared, (f"{solution_path.name}: cells {compared} ask nbval to compare their output, "
+                          "but solutions run only under the grader, which clears outputs: assert instead")
     exercise = ROOT / "exercises" / solution_path.name
     assert exercise.exists(), f"{exercise} missing: run `make exercises`"
     untouched = grading.grade_notebook(exercise, solution_path, "untouched", **timeouts)

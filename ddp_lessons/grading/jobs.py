@@ -56,19 +56,9 @@ def run_with_deadline(command: list[str], cwd: Path, log: Path, timeout: float,
                       env: dict[str, str] | None = None) -> bool:
     """Run `command`, output to `log`; True if it ended in time. Its whole process tree is killed."""
     with open(log, "wb") as out:
-        proc = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, env=env)
-    tree = processes.Tree()
-    deadline = time.monotonic() + timeout
-    try:
-        while proc.poll() is None and time.monotonic() < deadline:
-            tree.scan(proc.pid)
-            time.sleep(0.2)
-        finished = proc.poll() is not None
-    finally:
-        tree.kill([proc.pid])
-        proc.wait()
-    return finished
+        code = processes.run_with_deadline(command, timeout, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
+                                           stderr=subprocess.STDOUT, env=env)
+    return code is not None
 
 
 def read_report(report: Path) -> dict[int, dict]:

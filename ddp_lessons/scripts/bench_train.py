@@ -5,8 +5,11 @@ each one builds a fresh seeded model, wraps it in DDP, and times optimizer steps
 Steps alternate between sync modes so that every mode sees the same machine conditions:
 "every" all-reduces each micro-step, "last" uses `no_sync()` on all but the last micro-step
 (gradient accumulation), "never" skips the all-reduce (compute only). A comm hook counts the
-all-reduces and times them. The module is importable, so the bench can time the very same
-loop on a plain model without torchrun.
+all-reduces and times them.
+
+Run it by path under torchrun (``bench.run_world`` does) or as ``-m ddp_lessons.scripts.bench_train``;
+import it (``from ddp_lessons.scripts import bench_train``) to run the same loop in-process: on a plain
+model without torchrun (``bench.time_without_torchrun``), or `run_plans` in a process group of one.
 """
 
 import time
@@ -19,6 +22,8 @@ import gc
 import json
 import os
 import statistics
+from pathlib import Path
+from typing import Sequence
 
 import torch
 import torch.distributed as dist
@@ -135,10 +140,21 @@ def measure(plan: dict, choice: backend.Choice) -> dict:
             "ready_at": ready_at, "modes": time_steps(ddp, batches, plan, log)}
 
 
-def main() -> None:
+def run_plans(plans: list[dict], choice: backend.Choice) -> list[dict]:
+    """This rank's result of every measurement in `plans` (process group already joined), each
+    summarised in one printed line of median step times per sync mode."""
+    results = []
+    for plan in plans:
+        results.append(measure(plan, choice))
+        medians = {mode: statistics.median(r["step_s"]) for mode, r in results[-1]["modes"].items()}
+        print(plan["name"], ", ".join(f"sync={m}: {s * 1e3:.1f} ms/step" for m, s in medians.items()))
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--plan", required=True, help="JSON list of measurements (see bench.plan)")
-    plans = json.loads(open(parser.parse_args().plan).read())
+    plans = json.loads(Path(parser.parse_args(argv).plan).read_text())
     local_rank = int(os.environ["LOCAL_RANK"])
     choice = backend.choose()
     if choice.device.type == "cuda":
@@ -149,11 +165,7 @@ def main() -> None:
     init_s = time.perf_counter() - start
     if local_rank == 0:
         print(choice.describe(), flush=True)
-    results = []
-    for plan in plans:
-        results.append(measure(plan, choice))
-        medians = {mode: statistics.median(r["step_s"]) for mode, r in results[-1]["modes"].items()}
-        print(plan["name"], ", ".join(f"sync={m}: {s * 1e3:.1f} ms/step" for m, s in medians.items()))
+    results = run_plans(plans, choice)
     records.write("bench", {"backend": choice.backend, "device": str(choice.device),
                             "choice": choice.describe(), "process_started_at": PROCESS_STARTED_AT,
                             "init_process_group_s": init_s, "finished_at": time.time(),
