@@ -78,22 +78,14 @@ def run_accelerate(script: str | os.PathLike, nproc: int = 2, args: Sequence[str
     tree.scan(agent.pid)
     reader = threading.Thread(target=_read, args=(agent.stdout, run, echo), daemon=True)
     reader.start()
-    try:
-        while agent.poll() is None:
-            tree.scan(agent.pid)
-            if time.perf_counter() - start > timeout:
-                raise subprocess.TimeoutExpired(run.command, timeout)
-            time.sleep(0.2)
-    except BaseException as error:  # the timeout, or KeyboardInterrupt from Jupyter's stop button
-        tree.kill([agent.pid])
-        agent.wait(timeout=5)
+    try:  # the deadline, or KeyboardInterrupt from Jupyter's stop button: stop every process seen
+        finished = processes.wait([agent], tree, time.monotonic() + timeout)
+    finally:
+        processes.stop([agent], tree)  # also workers left behind by a failed agent, if any
         _finish(run, agent, reader, tree, start)
-        if isinstance(error, subprocess.TimeoutExpired):
-            raise AccelerateLaunchError(f"accelerate launch did not finish within {timeout:g} s and was "
-                                        f"killed (all {len(run.pids)} processes)", run) from None
-        raise
-    tree.kill([])  # workers left behind by a failed agent, if any
-    _finish(run, agent, reader, tree, start)
+    if not finished:
+        raise AccelerateLaunchError(f"accelerate launch did not finish within {timeout:g} s and was "
+                                    f"killed (all {len(run.pids)} processes)", run)
     if run.returncode != 0:
         tail = "\n".join("    " + line for line in run.lines[-12:])
         raise AccelerateLaunchError(f"accelerate launch exited with code {run.returncode}{first_error(run)}; "

@@ -1,5 +1,5 @@
 """Process trees by pid: find every process a job started, wait for it with a deadline, and stop them
-all (used by the launcher and the grader; never by name, so nothing else on the machine is touched)."""
+all (used by the launchers and the grader; never by name, so nothing else on the machine is touched)."""
 
 from __future__ import annotations
 
