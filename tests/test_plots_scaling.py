@@ -157,3 +157,12 @@ def test_importing_the_scaling_plots_loads_neither_torch_nor_the_launcher():
             "print(sorted(m for m in ('torch', 'ddp_lessons.launch', 'ddp_lessons.bench') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_efficiency_axis_fits_the_points_even_when_a_noisy_run_has_long_whiskers(saved):
+    noisy = json.loads(json.dumps(saved))
+    for row in noisy["rows"]:
+        if row["efficiency_range"]:
+            row["efficiency_range"] = [row["efficiency_range"][0] / 50, row["efficiency_range"][1] * 30]
+    ax = scaling.plot_efficiency(noisy, ["cnn/weak"]).axes[0]
+    assert ax.get_ylim() == pytest.approx((0, 1.2))  # the points (1.0, 0.91) and the ideal line stay readable

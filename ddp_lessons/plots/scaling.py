@@ -49,7 +49,8 @@ def plot_efficiency(result: Doc, experiments: Sequence[str] = ("cnn/weak",),
     worlds = _draw_curves(ax, result, references, experiments, sync, "efficiency")
     ax.plot([1, worlds[-1]], [1, 1], color="black", linewidth=1, linestyle=":", label="ideal (100 %)",
             gid="ideal")
-    ax.set_ylim(bottom=0)
+    points = [y for curve in ax.containers for y in curve.lines[0].get_ydata()]
+    ax.set_ylim(0, max(1.2, 1.15 * max(points, default=1)))  # quartile whiskers of a noisy run may run off
     _finish(ax, worlds, "efficiency (speedup ÷ ranks)", "Scaling efficiency")
     return fig
 
