@@ -56,19 +56,39 @@ def test_speedup_has_the_ideal_line_and_the_measured_points(saved):
     xs, ys = curve.lines[0].get_data()
     assert list(xs) == [1, 2]
     assert list(ys) == pytest.approx([1.0, 2 * 0.100 / 0.110])
-    assert fig.axes[0].get_xlabel() == "world size (ranks)" and "speedup" in fig.axes[0].get_ylabel()
+    assert fig.axes[0].get_xlabel() == "world size (ranks, log2 axis)" and "speedup" in fig.axes[0].get_ylabel()
+
+
+def legend_labels(fig):
+    """The labels of the figure's one legend (drawn beside the axes, not on them)."""
+    assert fig.axes[0].get_legend() is None, "the legend must not sit on the data"
+    [legend] = fig.legends
+    return [t.get_text() for t in legend.get_texts()]
 
 
 def test_reference_curves_are_overlaid_dashed_with_their_label(saved):
     facts = bench.reference("facts_16core_cpu")
     fig = scaling.plot_speedup(saved, ["cnn/weak", "cnn/strong"], [facts])
-    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert "cnn/weak (16-core host, FACTS.md)" in labels
-    assert "cnn/strong (16-core host, FACTS.md)" in labels
+    labels = legend_labels(fig)
+    assert "cnn/weak (16-core CPU host, 1 thread/rank, 2026-11)" in labels
+    assert "cnn/strong (16-core CPU host, 1 thread/rank, 2026-11)" in labels
     reference = fig.axes[0].containers[1]
     assert list(reference.lines[0].get_xdata()) == [1, 2, 4, 8, 16]
     assert reference.lines[0].get_linestyle() == "--"
     assert list(line_by_gid(fig, "ideal").get_xdata()) == [1, 16]  # ideal spans every curve
+
+
+def test_world_sizes_are_evenly_spaced_so_a_small_machine_is_not_squeezed_into_a_corner(saved):
+    facts = bench.reference("facts_16core_cpu")
+    for plot in (scaling.plot_speedup, scaling.plot_efficiency):
+        ax = plot(saved, ["cnn/weak"], [facts]).axes[0]
+        assert ax.get_xscale() == "log" and ax.xaxis.get_transform().base == 2
+        assert list(ax.get_xticks()) == [1, 2, 4, 8, 16]
+        ax.figure.canvas.draw()
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "4", "8", "16"]
+        left, right = (ax.transData.transform((x, 1))[0] for x in (1, 2))
+        width = ax.bbox.width
+        assert (right - left) / width > 0.15, "1 to 2 ranks must take a fair share of the width"
 
 
 def test_efficiency_ideal_is_one_and_error_bars_span_the_quartiles(saved):
@@ -83,13 +103,20 @@ def test_efficiency_ideal_is_one_and_error_bars_span_the_quartiles(saved):
 def test_compute_and_communication_stack_to_the_step_time(saved):
     fig = scaling.plot_compute_communication(saved, "cnn/weak")
     ax = fig.axes[0]
-    compute = [p.get_height() for p in ax.patches if p.get_gid() == "compute:0"]
-    comm = [p.get_height() for p in ax.patches if p.get_gid() == "comm:0"]
-    assert compute == pytest.approx([95.0, 100.0])  # the no_sync step, ms
-    assert comm == pytest.approx([5.0, 10.0])  # sync step minus no_sync step, ms
-    in_flight = [p.get_height() for p in ax.patches if p.get_gid() is None]
-    assert in_flight == pytest.approx([IN_FLIGHT * 1e3] * 2)
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["1 rank", "2 ranks"]
+    heights = {gid: [p.get_height() for p in ax.patches if p.get_gid() == gid]
+               for gid in ("compute:0", "overhead:0", "comm:0", "flight:0")}
+    assert heights["compute:0"] == pytest.approx([95.0, 100.0])  # the no_sync step, ms
+    assert heights["overhead:0"] == pytest.approx([5.0])  # 1 rank: sync minus no_sync, nothing sent
+    assert heights["comm:0"] == pytest.approx([10.0])  # 2 ranks: sync minus no_sync, ms
+    assert heights["flight:0"] == pytest.approx([IN_FLIGHT * 1e3])  # 2 ranks only
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1 rank\n× 1 thread", "2 ranks\n× 1 thread"]
+
+
+def test_the_one_rank_extra_time_is_labelled_ddp_overhead_not_communication(saved):
+    labels = legend_labels(scaling.plot_compute_communication(saved, "cnn/weak"))
+    [overhead] = [label for label in labels if "1 rank" in label]
+    assert "DDP overhead" in overhead and "communication" not in overhead
+    assert any("communication" in label for label in labels)
 
 
 def test_compute_communication_refuses_a_reference_without_step_times(saved):
@@ -130,3 +157,12 @@ def test_importing_the_scaling_plots_loads_neither_torch_nor_the_launcher():
             "print(sorted(m for m in ('torch', 'ddp_lessons.launch', 'ddp_lessons.bench') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_efficiency_axis_fits_the_points_even_when_a_noisy_run_has_long_whiskers(saved):
+    noisy = json.loads(json.dumps(saved))
+    for row in noisy["rows"]:
+        if row["efficiency_range"]:
+            row["efficiency_range"] = [row["efficiency_range"][0] / 50, row["efficiency_range"][1] * 30]
+    ax = scaling.plot_efficiency(noisy, ["cnn/weak"]).axes[0]
+    assert ax.get_ylim() == pytest.approx((0, 1.2))  # the points (1.0, 0.91) and the ideal line stay readable
