@@ -76,14 +76,23 @@ def oversubscription(result: dict[str, Any], experiment: str = "cnn/weak") -> di
         return None
     over = over_rows[-1]
     right = next(r for r in select(result, experiment) if r["world_size"] == over["world_size"])
-    device = next(run["device"] for run in result["runs"] if run["world_size"] == over["world_size"])
+    device = next((run["device"] for run in result["runs"] if run["world_size"] == over["world_size"]),
+                  result.get("machine", {}).get("device", "cpu"))  # reference files: one machine, no runs
     more_threads = (over["threads_per_rank"] or 0) > (right["threads_per_rank"] or 0)
     why = ("ranks computed on the CPU with more threads than cores" if device == "cpu" and more_threads
            else f"ranks computed on {device}: their CPU threads only feed the GPU" if device != "cpu"
            else "every rank already had all the cores' threads: nothing to oversubscribe")
     return {"world_size": over["world_size"], "device": device, "right": right, "over": over,
-            "slowdown": over["step_s"]["median"] / right["step_s"]["median"],
+            "slowdown": _slowdown(right, over),
             "meaningful": device == "cpu" and more_threads, "why": why}
+
+
+def _slowdown(right: dict[str, Any], over: dict[str, Any]) -> float:
+    """How many times longer `over` takes per sample than `right`: from step times, or from samples/s
+    where a reference file records only throughput."""
+    if right.get("step_s") and over.get("step_s"):
+        return over["step_s"]["median"] / right["step_s"]["median"]
+    return right["samples_per_s"] / over["samples_per_s"]
 
 
 def save(result: dict[str, Any], path: str | Path) -> Path:

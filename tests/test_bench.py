@@ -228,6 +228,16 @@ def test_oversubscription_is_asserted_only_where_threads_matter(device, right, o
     assert found["device"] == device and found["why"]
 
 
+def test_oversubscription_of_the_16_core_reference_comes_from_its_throughput():
+    doc = bench.reference("facts_16core_cpu")
+    pair = bench.select(doc, "cnn/weak") + bench.select(doc, "cnn/weak/oversubscribed")
+    rows = {r["experiment"]: r for r in pair if r["world_size"] == 4}
+    found = bench.oversubscription(doc)
+    assert found["device"] == "cpu" and found["meaningful"] and found["world_size"] == 4
+    expected = rows["cnn/weak"]["samples_per_s"] / rows["cnn/weak/oversubscribed"]["samples_per_s"]
+    assert found["slowdown"] == pytest.approx(expected) and found["slowdown"] > 1
+
+
 def test_oversubscription_not_measured_gives_none():
     assert bench.oversubscription({"rows": _rows_at(1), "runs": []}) is None
 
