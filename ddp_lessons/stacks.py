@@ -209,11 +209,8 @@ def where(text: str, script: str | os.PathLike, cwd: str | os.PathLike | None = 
     threads = parse(text)
     if not threads:
         return "no Python stack in the dump"
-    main = next((frames for _, frames in threads
-                 if frames and frames[-1].func == "<module>" and _resolve(frames[-1].file, cwd) == script),
-                None)
-    main = main or next((f for header, f in threads if "MainThread" in header or "Current" in header),
-                        threads[0][1])
+    main = pick_thread(threads, lambda frames: bool(frames) and frames[-1].func == "<module>"
+                       and _resolve(frames[-1].file, cwd) == script)
     mine = [i for i, frame in enumerate(main) if _resolve(frame.file, cwd) == script]
     if not main:
         return "no Python frames (the thread runs native code only)"
@@ -226,6 +223,14 @@ def where(text: str, script: str | os.PathLike, cwd: str | os.PathLike | None = 
     here = f"at {_show(script, cwd)}:{user.line}" + (f": {source}" if source else "")
     call = torch_call(main[:mine[0]])
     return f"in {call}() {here}" if call else here
+
+
+def pick_thread(threads: list[tuple[str, list[Frame]]], runs_ours) -> list[Frame]:
+    """The frames of the first thread for which `runs_ours(frames)` holds (the one running the
+    script or the cell, whichever thread got the signal), else the main thread's, else the first's."""
+    return next((frames for _, frames in threads if runs_ours(frames)), None) or next(
+        (frames for header, frames in threads if "MainThread" in header or "Current" in header),
+        threads[0][1])
 
 
 def torch_call(frames: list[Frame]) -> str | None:

@@ -59,10 +59,8 @@ def where(text: str, cells: dict[str, str], current: str | None = None) -> str:
     threads = stacks.parse(text)
     if not threads:
         return "no Python stack in the dump"
-    main = next((frames for _, frames in threads if any(f.func.endswith("run_code") for f in frames)),
-                None)  # the thread that runs the cell (IPython's run_code), whichever got the signal
-    main = main or next((f for header, f in threads if "MainThread" in header or "Current" in header),
-                        threads[0][1])
+    # the thread that runs the cell (in IPython's run_code), whichever got the signal
+    main = stacks.pick_thread(threads, lambda frames: any(f.func.endswith("run_code") for f in frames))
     mine = [i for i, frame in enumerate(main) if CELL_FILE.fullmatch(frame.file)]
     if not main:
         return "no Python frames (the thread runs native code only)"
