@@ -6,13 +6,11 @@ Chromium; without it the test skips with the install hint (fails under CI). Scre
 """
 from pathlib import Path
 
-import nbformat
-import nbformat.v4 as v4
 import psutil
 import pytest
 
 from ddp_lessons import processes
-from test_browser_quiz import CHROMIUM_FLAGS, SCREENSHOTS, UI_TIMEOUT_MS, require_chromium, serve_lab
+from test_browser_quiz import SCREENSHOTS, UI_TIMEOUT_MS, notebook_page, require_chromium, serve_lab, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -20,16 +18,6 @@ START_RANKS_MS = 240_000  # a torchrun start on a busy 2-core machine
 CELLS = ["%load_ext ddp_lessons.live\n%ranks start 2",
          "%%ranks\nprint(f'hello from rank {rank} of {world_size}')",
          "%ranks stop"]
-
-
-def live_notebook(folder: Path) -> Path:
-    """A notebook that starts 2 live ranks, runs one `%%ranks` cell and stops them (not run yet)."""
-    notebook = v4.new_notebook(cells=[v4.new_code_cell(source) for source in CELLS],
-                               metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                        "language": "python"}})
-    path = folder / "live.ipynb"
-    nbformat.write(notebook, path)
-    return path
 
 
 @pytest.fixture
@@ -42,43 +30,30 @@ def lab(tmp_path):
     """JupyterLab over a scratch folder with the live notebook; yields (URL, server pid)."""
     notebooks = tmp_path / "lab"
     notebooks.mkdir()
-    live_notebook(notebooks)
+    write_notebook(notebooks / "live.ipynb", CELLS)  # starts 2 ranks, runs one %%ranks cell, stops them
     with serve_lab(tmp_path, notebooks) as (base, token, pid):
         yield f"{base}/lab/tree/live.ipynb?token={token}", pid
 
 
 def test_a_ranks_cell_shows_both_ranks_output_in_jupyterlab(chromium, lab):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     url, server_pid = lab
-    SCREENSHOTS.mkdir(exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1200, "height": 800})
-            page.set_default_timeout(START_RANKS_MS)
-            page.goto(url)
-            expect(page.locator(".jp-StatusBar-Widget", has_text="| Idle")).to_be_visible(timeout=UI_TIMEOUT_MS)
-            page.locator(".jp-Notebook .jp-CodeCell .cm-content").first.click()
-            page.keyboard.press("Shift+Enter")  # start the ranks
-            outputs = page.locator(".jp-Notebook .jp-CodeCell .jp-OutputArea-output")
-            expect(outputs.filter(has_text="ranks joined the process group")).to_be_visible(timeout=START_RANKS_MS)
-            page.keyboard.press("Shift+Enter")  # the %%ranks cell
-            cell_output = page.locator(".jp-Notebook .jp-CodeCell").nth(1).locator(".jp-OutputArea-output")
-            expect(cell_output).to_contain_text("[rank 0] hello from rank 0 of 2", timeout=UI_TIMEOUT_MS)
-            expect(cell_output).to_contain_text("[rank 1] hello from rank 1 of 2", timeout=UI_TIMEOUT_MS)
-            text = cell_output.inner_text()
-            assert text.index("[rank 0]") < text.index("[rank 1]")  # grouped in rank order
-            page.screenshot(path=SCREENSHOTS / "live_ranks.png")
-            ranks_pids = processes.descendants(server_pid)
-            kernels = {child.pid for child in psutil.Process(server_pid).children()}
-            page.keyboard.press("Shift+Enter")  # %ranks stop
-            expect(outputs.filter(has_text="live ranks stopped")).to_be_visible(timeout=UI_TIMEOUT_MS)
-        except Exception:
-            page.screenshot(path=SCREENSHOTS / "live_ranks_failure.png")
-            raise
-        finally:
-            browser.close()
+    with notebook_page(chromium, url, "live_ranks", timeout_ms=START_RANKS_MS) as page:
+        page.keyboard.press("Shift+Enter")  # start the ranks
+        outputs = page.locator(".jp-Notebook .jp-CodeCell .jp-OutputArea-output")
+        expect(outputs.filter(has_text="ranks joined the process group")).to_be_visible(timeout=START_RANKS_MS)
+        page.keyboard.press("Shift+Enter")  # the %%ranks cell
+        cell_output = page.locator(".jp-Notebook .jp-CodeCell").nth(1).locator(".jp-OutputArea-output")
+        expect(cell_output).to_contain_text("[rank 0] hello from rank 0 of 2", timeout=UI_TIMEOUT_MS)
+        expect(cell_output).to_contain_text("[rank 1] hello from rank 1 of 2", timeout=UI_TIMEOUT_MS)
+        text = cell_output.inner_text()
+        assert text.index("[rank 0]") < text.index("[rank 1]")  # grouped in rank order
+        page.screenshot(path=SCREENSHOTS / "live_ranks.png")
+        ranks_pids = processes.descendants(server_pid)
+        kernels = {child.pid for child in psutil.Process(server_pid).children()}
+        page.keyboard.press("Shift+Enter")  # %ranks stop
+        expect(outputs.filter(has_text="live ranks stopped")).to_be_visible(timeout=UI_TIMEOUT_MS)
     live_pids = ranks_pids - kernels
     assert len(live_pids) >= 4  # controller, torchrun, 2 ranks (and the controller's heart monitor)
     assert processes.alive(live_pids) == [], "%ranks stop left processes behind"

@@ -8,11 +8,9 @@ import re
 import time
 from pathlib import Path
 
-import nbformat
-import nbformat.v4 as v4
 import pytest
 
-from test_browser_quiz import CHROMIUM_FLAGS, SCREENSHOTS, UI_TIMEOUT_MS, require_chromium, serve_lab
+from test_browser_quiz import SCREENSHOTS, UI_TIMEOUT_MS, notebook_page, require_chromium, serve_lab, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -27,12 +25,7 @@ def progress_notebook(folder: Path) -> Path:
               f"run = launch.run_torchrun({str(SCRIPT)!r}, nproc=2, args=['{STEPS}', '{SECONDS_PER_STEP}'],\n"
               "                         progress=True, echo=False)\n"
               "print('job finished in', round(run.wall_seconds, 1), 's')")
-    notebook = v4.new_notebook(cells=[v4.new_code_cell(source)],
-                               metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                        "language": "python"}})
-    path = folder / "progress.ipynb"
-    nbformat.write(notebook, path)
-    return path
+    return write_notebook(folder / "progress.ipynb", [source])
 
 
 @pytest.fixture
@@ -54,38 +47,24 @@ def steps_shown(page) -> list[int | None]:
 
 
 def test_bars_move_while_a_real_two_rank_job_runs(lab):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    SCREENSHOTS.mkdir(exist_ok=True)
-    chromium = require_chromium()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1200, "height": 800})
-            page.set_default_timeout(UI_TIMEOUT_MS)
-            page.goto(lab)
-            expect(page.locator(".jp-StatusBar-Widget", has_text="| Idle")).to_be_visible(timeout=UI_TIMEOUT_MS)
-            page.locator(".jp-Notebook .jp-CodeCell .cm-content").first.click()
-            page.keyboard.press("Shift+Enter")
-            expect(page.locator(".ddp-progress .ddp-progress-bar")).to_have_count(2, timeout=UI_TIMEOUT_MS)
-            seen, deadline = [], time.monotonic() + UI_TIMEOUT_MS / 1000
-            while time.monotonic() < deadline:
-                steps = steps_shown(page)
-                seen.append(steps[0])
-                if steps == [STEPS, STEPS]:
-                    break
-                if len([s for s in seen if s is not None]) == 6:
-                    page.screenshot(path=SCREENSHOTS / "progress_running.png")
-                time.sleep(0.3)
-            expect(page.locator(".jp-OutputArea-output", has_text="job finished in")).to_be_visible(timeout=UI_TIMEOUT_MS)
-            page.screenshot(path=SCREENSHOTS / "progress_done.png")
-            moving = sorted({s for s in seen if s is not None and 0 < s < STEPS})
-            assert len(moving) >= 3, f"rank 0's bar as seen by the browser: {seen}"
-            assert [s for s in seen if s is not None] == sorted(s for s in seen if s is not None)
-            assert steps_shown(page) == [STEPS, STEPS]  # left on the page as the summary
-            assert page.locator(".ddp-progress .ddp-progress-bar [class*=success]").count() == 2  # green
-        except Exception:
-            page.screenshot(path=SCREENSHOTS / "progress_failure.png")
-            raise
-        finally:
-            browser.close()
+    with notebook_page(require_chromium(), lab, "progress") as page:
+        page.keyboard.press("Shift+Enter")
+        expect(page.locator(".ddp-progress .ddp-progress-bar")).to_have_count(2, timeout=UI_TIMEOUT_MS)
+        seen, deadline = [], time.monotonic() + UI_TIMEOUT_MS / 1000
+        while time.monotonic() < deadline:
+            steps = steps_shown(page)
+            seen.append(steps[0])
+            if steps == [STEPS, STEPS]:
+                break
+            if len([s for s in seen if s is not None]) == 6:
+                page.screenshot(path=SCREENSHOTS / "progress_running.png")
+            time.sleep(0.3)
+        expect(page.locator(".jp-OutputArea-output", has_text="job finished in")).to_be_visible(timeout=UI_TIMEOUT_MS)
+        page.screenshot(path=SCREENSHOTS / "progress_done.png")
+        moving = sorted({s for s in seen if s is not None and 0 < s < STEPS})
+        assert len(moving) >= 3, f"rank 0's bar as seen by the browser: {seen}"
+        assert [s for s in seen if s is not None] == sorted(s for s in seen if s is not None)
+        assert steps_shown(page) == [STEPS, STEPS]  # left on the page as the summary
+        assert page.locator(".ddp-progress .ddp-progress-bar [class*=success]").count() == 2  # green

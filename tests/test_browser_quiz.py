@@ -76,14 +76,44 @@ def asked(source: str) -> quiz.Quiz:
     return quiz._last
 
 
-def quiz_notebook(folder: Path, source: str) -> Path:
-    """A notebook holding the lesson's quick-check cell after the import it needs (not run yet)."""
-    notebook = v4.new_notebook(cells=[v4.new_code_cell(f"from ddp_lessons import quiz\n\n{source}")],
+def write_notebook(path: Path, cells: list[str]) -> Path:
+    """A Python 3 notebook at `path` with these code cells (not run yet)."""
+    notebook = v4.new_notebook(cells=[v4.new_code_cell(source) for source in cells],
                                metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                         "language": "python"}})
-    path = folder / "quiz.ipynb"
     nbformat.write(notebook, path)
     return path
+
+
+def quiz_notebook(folder: Path, source: str) -> Path:
+    """A notebook holding the lesson's quick-check cell after the import it needs (not run yet)."""
+    return write_notebook(folder / "quiz.ipynb", [f"from ddp_lessons import quiz\n\n{source}"])
+
+
+@contextlib.contextmanager
+def notebook_page(chromium: str, url: str, name: str, timeout_ms: int = UI_TIMEOUT_MS):
+    """Chromium on the notebook at `url`, its kernel idle and its first cell selected; yields the page.
+
+    Any failure inside leaves ``test-output/{name}_failure.png``, what the browser showed.
+    """
+    from playwright.sync_api import expect, sync_playwright
+
+    SCREENSHOTS.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS, headless=True)
+        page = browser.new_page(viewport={"width": 1200, "height": 800})
+        try:
+            page.set_default_timeout(timeout_ms)
+            page.goto(url)
+            # A cell run before the kernel is connected is silently dropped: wait for it first.
+            expect(page.locator(".jp-StatusBar-Widget", has_text="| Idle")).to_be_visible(timeout=UI_TIMEOUT_MS)
+            page.locator(".jp-Notebook .jp-CodeCell .cm-content").first.click()
+            yield page
+        except Exception:
+            page.screenshot(path=SCREENSHOTS / f"{name}_failure.png")
+            raise
+        finally:
+            browser.close()
 
 
 def wait_until_serving(url: str, server: subprocess.Popen, log: Path) -> None:
@@ -148,40 +178,26 @@ def lab(tmp_path):
 
 
 def test_clicking_answers_shows_not_quite_then_correct(chromium, lab):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    SCREENSHOTS.mkdir(exist_ok=True)
     question = asked(lesson_quiz_cell())
     wrong = next(i for i in range(len(question.options)) if i != question.answer)
     label = "({}) {}".format
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1200, "height": 800})
-            page.set_default_timeout(UI_TIMEOUT_MS)
-            page.goto(lab)
-            # A cell run before the kernel is connected is silently dropped: wait for it first.
-            expect(page.locator(".jp-StatusBar-Widget", has_text="| Idle")).to_be_visible()
-            page.locator(".jp-Notebook .jp-CodeCell .cm-content").first.click()
-            page.keyboard.press("Shift+Enter")
-            widget = page.locator(".ddp-quiz")
-            feedback = widget.locator(".ddp-quiz-feedback")
+    with notebook_page(chromium, lab, "quiz") as page:
+        page.keyboard.press("Shift+Enter")
+        widget = page.locator(".ddp-quiz")
+        feedback = widget.locator(".ddp-quiz-feedback")
 
-            widget.get_by_text(label("abcd"[wrong], question.options[wrong]), exact=True).click()
-            expect(feedback).to_have_text(question.check(wrong), timeout=UI_TIMEOUT_MS)
-            assert feedback.inner_text().startswith("✗ Not quite")
-            page.screenshot(path=SCREENSHOTS / "quiz_not_quite.png")
+        widget.get_by_text(label("abcd"[wrong], question.options[wrong]), exact=True).click()
+        expect(feedback).to_have_text(question.check(wrong), timeout=UI_TIMEOUT_MS)
+        assert feedback.inner_text().startswith("✗ Not quite")
+        page.screenshot(path=SCREENSHOTS / "quiz_not_quite.png")
 
-            right = question.answer
-            widget.get_by_text(label("abcd"[right], question.options[right]), exact=True).click()
-            expect(feedback).to_have_text(question.check(right), timeout=UI_TIMEOUT_MS)
-            assert feedback.inner_text().startswith("✓ Correct.")
-            page.screenshot(path=SCREENSHOTS / "quiz_feedback.png")
-        except Exception:
-            page.screenshot(path=SCREENSHOTS / "quiz_failure.png")  # what the browser showed
-            raise
-        finally:
-            browser.close()
+        right = question.answer
+        widget.get_by_text(label("abcd"[right], question.options[right]), exact=True).click()
+        expect(feedback).to_have_text(question.check(right), timeout=UI_TIMEOUT_MS)
+        assert feedback.inner_text().startswith("✓ Correct.")
+        page.screenshot(path=SCREENSHOTS / "quiz_feedback.png")
 
 
 def test_the_lesson_quiz_cell_asks_a_question_with_one_right_answer():
