@@ -10,7 +10,6 @@ rank, even when the script fails.
 
 import io
 import os
-import runpy
 import sys
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import torch
 import torch.distributed as dist
 
 from ddp_lessons import records
+from ddp_lessons.scripts import run_as_main
 
 CRASH_ENV = "DDP_LESSONS_CRASH_AT_SAVE"
 
@@ -61,10 +61,8 @@ def crash_during_snapshot(script: str, script_args: list[str]) -> None:
         return real_barrier(*args, **kwargs)
 
     torch.save, torch.load, dist.barrier = save, load, barrier
-    sys.argv = [script, *script_args]
-    sys.path[0] = str(Path(script).resolve().parent)
     try:
-        runpy.run_path(script, run_name="__main__")
+        run_as_main(script, script_args)
     finally:
         records.write(f"snapshot-io-attempt{attempt}", seen)
 

@@ -9,16 +9,15 @@ rank's 'checkpoint-io' record, even when the script fails.
 
 import json
 import os
-import runpy
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import torch
 import torch.distributed as dist
 
 from ddp_lessons import records
+from ddp_lessons.scripts import run_as_main
 
 CHECKPOINT_WAIT = 15.0
 """Seconds rank 0's observed torch.save waits at most for the other ranks (only wrong scripts wait)."""
@@ -72,10 +71,8 @@ def observe_checkpoint_io(script: str, script_args: list[str]) -> None:
         return real_barrier(*args, **kwargs)
 
     torch.save, torch.load, dist.barrier = save, load, barrier
-    sys.argv = [script, *script_args]
-    sys.path[0] = str(Path(script).resolve().parent)
     try:
-        runpy.run_path(script, run_name="__main__")
+        run_as_main(script, script_args)
     finally:
         records.write("checkpoint-io", {"calls": calls})
 
