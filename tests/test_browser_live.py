@@ -4,7 +4,6 @@ Reuses the quiz browser test's helpers (Chromium check, server start, quiet sett
 Chromium; without it the test skips with the install hint (fails under CI). Screenshots go to
 ``test-output/``.
 """
-from pathlib import Path
 
 import psutil
 import pytest
