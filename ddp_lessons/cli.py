@@ -1,4 +1,4 @@
-"""`python -m ddp_lessons COMMAND`: doctor, course, bench, bench-live, make-exercises, grade.
+"""`python -m ddp_lessons COMMAND`: doctor, course, bench, bench-live, bench-comm, make-exercises, grade.
 
 Each command lives in its topic module, which provides ``add_arguments(parser)`` and
 ``run(args) -> exit code``; modules are imported only when their command runs.
@@ -15,6 +15,7 @@ COMMANDS = {
     "course": ("ddp_lessons.course", "execute every lesson headless and print a table of timings"),
     "bench": ("ddp_lessons.bench", "measure DDP speedup and efficiency over world sizes"),
     "bench-live": ("ddp_lessons.live.bench", "time live %%ranks cells against fresh torchrun launches"),
+    "bench-comm": ("ddp_lessons.comm_bench", "fit all-reduce cost on this machine; predict DDP's communication"),
     "make-exercises": ("ddp_lessons.exercises", "generate exercises/ from solutions/"),
     "grade": ("ddp_lessons.grading", "grade student notebooks with nbval into a gradebook CSV"),
 }
