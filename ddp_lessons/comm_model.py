@@ -74,7 +74,7 @@ class Fit:
 
     def time(self, message_bytes: float, world: int) -> float:
         """Predicted seconds to all-reduce `message_bytes` on `world` ranks."""
-        return self.alpha + self.beta * moved_bytes(message_bytes, world) if world > 1 else 0.0
+        return self.alpha + self.beta * moved_bytes(message_bytes, world)
 
     @property
     def bus_bandwidth(self) -> float:
@@ -90,6 +90,18 @@ class Fit:
         return [(t - self.time(s, n)) / self.time(s, n) for s, n, t in self.points]
 
 
+def line_fit(xs: Sequence[float], ts: Sequence[float], relative: bool = True) -> tuple[float, float]:
+    """(a, b) of t ≈ a + b·x by least squares: on relative errors ((a + b·x) / t - 1) by default,
+    on absolute ones (a + b·x - t) with ``relative=False``."""
+    rows = [(w, w * x, w * t) for x, t in zip(xs, ts) for w in [1 / t if relative else 1.0]]
+    s11 = sum(a * a for a, _, _ in rows)
+    s12 = sum(a * b for a, b, _ in rows)
+    s22 = sum(b * b for _, b, _ in rows)
+    r1, r2 = sum(a * y for a, _, y in rows), sum(b * y for _, b, y in rows)
+    det = s11 * s22 - s12 * s12
+    return (r1 * s22 - r2 * s12) / det, (s11 * r2 - s12 * r1) / det
+
+
 def fit(points: Iterable[tuple[float, int, float]]) -> Fit:
     """α and β minimising the squared *relative* error over `points` (message bytes, world, seconds).
 
@@ -101,14 +113,7 @@ def fit(points: Iterable[tuple[float, int, float]]) -> Fit:
         raise ValueError("a fit needs at least two different message sizes")
     if any(t <= 0 for _, _, t in points):
         raise ValueError("every time must be positive")
-    # weighted least squares on rows (1/t, m/t) = 1: normal equations of a 2x2 system
-    a = [(1 / t, moved_bytes(s, n) / t) for s, n, t in points]
-    s11 = sum(x * x for x, _ in a)
-    s12 = sum(x * y for x, y in a)
-    s22 = sum(y * y for _, y in a)
-    r1, r2 = sum(x for x, _ in a), sum(y for _, y in a)
-    det = s11 * s22 - s12 * s12
-    alpha, beta = (r1 * s22 - r2 * s12) / det, (s11 * r2 - s12 * r1) / det
+    alpha, beta = line_fit([moved_bytes(s, n) for s, n, _ in points], [t for _, _, t in points])
     return Fit(alpha, beta, points)
 
 

@@ -15,8 +15,13 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from ddp_lessons import comm_model
-from ddp_lessons.plots.coverage import rank_color
 from ddp_lessons.plots.figures import new_figure
+
+def rank_color(rank: int):
+    """Rank `rank`'s colour, the same as in the coverage plots (matplotlib's tab10 cycle; imported
+    from there it would bring torch along)."""
+    return colormaps["tab10"](rank % 10)
+
 
 Trace = Sequence[dict[str, Any]]
 """One rank's ring: ``{"phase", "step", "sent", "values"}`` per step (values: each chunk's first
@@ -31,7 +36,7 @@ def contributors(value: float, world: int) -> list[int]:
 
 def plot_ring(traces: Sequence[Trace]) -> Figure:
     """A panel per step, a row per rank, a cell per chunk: the shade says how many ranks' data the
-    chunk holds (dark = all: reduced), the text whose; a thick edge marks the chunk the rank sent."""
+    chunk holds (dark = all: reduced), the text whose; an orange edge marks the chunk the rank sent."""
     world, steps = len(traces), len(traces[0])
     if any(len(trace) != steps for trace in traces):
         raise ValueError("every rank needs the same number of steps")
@@ -43,9 +48,10 @@ def plot_ring(traces: Sequence[Trace]) -> Figure:
             for chunk, value in enumerate(entry["values"]):
                 held = contributors(value, world)
                 full = len(held) == world
-                ax.add_patch(Rectangle((chunk, y), 1, 1, facecolor=shades(0.15 + 0.8 * len(held) / world),
-                                       edgecolor="black" if chunk == entry["sent"] else "white",
-                                       linewidth=2.5 if chunk == entry["sent"] else 1,
+                sent = chunk == entry["sent"]
+                ax.add_patch(Rectangle((chunk + 0.04, y + 0.04), 0.92, 0.92,
+                                       facecolor=shades(0.15 + 0.8 * len(held) / world),
+                                       edgecolor="tab:orange" if sent else "white", linewidth=3 if sent else 1,
                                        gid=f"chunk:{panel}:{rank}:{chunk}"))
                 ax.text(chunk + 0.5, y + 0.5, "all" if full else "+".join(map(str, held)),
                         ha="center", va="center", fontsize=8, color="white" if full else "black")
@@ -61,7 +67,7 @@ def plot_ring(traces: Sequence[Trace]) -> Figure:
         for side in ax.spines.values():
             side.set_visible(False)
     fig.suptitle("Ring all-reduce, from the ranks' tensors: whose data each chunk holds "
-                 "(thick edge: the chunk sent to rank + 1 in that step)", fontsize=10)
+                 "(orange edge: the chunk sent to rank + 1 in that step)", fontsize=10)
     return fig
 
 
@@ -100,51 +106,44 @@ def plot_sweep(fitted: comm_model.Fit, title: str = "") -> Figure:
 
 
 def plot_step_prediction(predictions: dict[str, comm_model.StepPrediction]) -> Figure:
-    """One row per model: its backward (grey) and each bucket's all-reduce on the predicted
-    timeline (from ready to end), the part after backward marked as exposed."""
-    fig, [[ax]] = new_figure(9, 0.9 + 0.7 * len(predictions), layout="constrained")
-    for row, (name, p) in enumerate(predictions.items()):
-        y = len(predictions) - 1 - row
-        ax.barh(y + 0.2, p.backward_end * 1e3, height=0.3, color="lightgrey", gid=f"backward:{name}")
+    """A panel per model, each on its own time scale: its backward (grey) and each bucket's
+    all-reduce on the predicted timeline (a tick where its gradients are ready), and what is exposed."""
+    fig, axes = new_figure(9, 0.6 + 1.0 * len(predictions), len(predictions), 1, layout="constrained")
+    for ax, (name, p) in zip(axes[:, 0], predictions.items()):
+        ax.barh(1, p.backward_end * 1e3, height=0.6, color="lightgrey", gid=f"backward:{name}")
         for k, bucket in enumerate(p.buckets):
-            ax.barh(y - 0.15, (bucket.end - bucket.start) * 1e3, left=bucket.start * 1e3, height=0.3,
-                    color=rank_color(k), alpha=0.8, edgecolor="black", linewidth=0.5,
-                    gid=f"bucket:{name}:{k}")
-            ax.plot([bucket.ready * 1e3], [y - 0.15], "k|", markersize=12)
-        if p.exposed > 0:
-            ax.annotate(f"exposed {p.exposed * 1e3:.1f} ms", (p.backward_end * 1e3, y - 0.32),
-                        fontsize=8, ha="left", va="top")
-        ax.axvline(p.backward_end * 1e3, ymin=(y + 0.05) / len(predictions), ymax=(y + 0.95) / len(predictions),
-                   color="black", linestyle="--", linewidth=1)
-    ax.set_yticks(range(len(predictions)), list(reversed(list(predictions))))
-    ax.set_xlabel("ms after backward starts (grey: backward; coloured: one bucket's all-reduce each; "
-                  "|: its gradients ready)")
-    ax.set_title("Predicted: what backward hides and what it exposes", fontsize=10)
-    ax.grid(axis="x", alpha=0.3)
+            ax.barh(0, (bucket.end - bucket.start) * 1e3, left=bucket.start * 1e3, height=0.6,
+                    color=rank_color(k), alpha=0.8, edgecolor="black", linewidth=0.5, gid=f"bucket:{name}:{k}")
+            ax.plot([bucket.ready * 1e3], [0], "k|", markersize=14)
+        ax.axvline(p.backward_end * 1e3, color="black", linestyle="--", linewidth=1)
+        ax.set_yticks([0, 1], ["all-reduce", "backward"], fontsize=8)
+        ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=10)
+        ax.set_title(f"{name}: {p.hidden * 1e3:.1f} ms hidden behind backward, {p.exposed * 1e3:.1f} ms exposed",
+                     fontsize=9, loc="left")
+        ax.grid(axis="x", alpha=0.3)
+    axes[-1, 0].set_xlabel("ms after backward starts (one colour per bucket; |: its gradients ready; "
+                           "dashed: backward ends)")
     return fig
 
 
 def plot_predicted_vs_measured(rows: Sequence[dict[str, Any]], labels: Sequence[str] | None = None) -> Figure:
-    """Per row (a model at a bucket size): predicted and measured step, split into compute and
-    exposed communication."""
-    labels = labels or [f"{r['model']}\n{r['bucket_cap_mb'] or 'default'}" for r in rows]
-    fig, [[ax]] = new_figure(1.5 + 1.3 * len(rows), 4, layout="constrained")
-    for i, row in enumerate(rows):
-        for offset, kind, hatch in ((-0.2, "predicted", "//"), (0.2, "measured", "")):
+    """A panel per row (a model at a bucket size), each on its own scale: the predicted and the
+    measured step, split into compute and exposed communication."""
+    labels = labels or [f"{r['model']}, bucket_cap_mb {r['bucket_cap_mb'] or 'default'}" for r in rows]
+    fig, axes = new_figure(1.2 + 2.2 * len(rows), 3.6, 1, len(rows), layout="constrained")
+    for i, (ax, row, label) in enumerate(zip(axes[0], rows, labels)):
+        for x, kind in enumerate(("predicted", "measured")):
             part = row[kind]
-            compute, exposed = part["compute_s"] * 1e3, part["exposed_s"] * 1e3
-            ax.bar(i + offset, compute, width=0.38, color="tab:blue", alpha=0.7, hatch=hatch,
-                   gid=f"{kind}:compute:{i}")
-            ax.bar(i + offset, max(0.0, exposed), bottom=compute, width=0.38, color="tab:orange",
-                   alpha=0.8, hatch=hatch, gid=f"{kind}:exposed:{i}")
-    ax.bar([0], [0], color="tab:blue", alpha=0.7, label="compute (no communication)")
-    ax.bar([0], [0], color="tab:orange", alpha=0.8, label="exposed communication")
-    ax.bar([0], [0], color="white", edgecolor="grey", hatch="//", label="left bar: predicted")
-    ax.set_xticks(range(len(rows)), labels, fontsize=8)
-    ax.set_ylabel("ms per step")
-    ax.set_title("Predicted (hatched) vs measured step", fontsize=10)
-    ax.legend(fontsize=8, loc="upper left")
-    ax.grid(axis="y", alpha=0.3)
+            compute, exposed = part["compute_s"] * 1e3, max(0.0, part["exposed_s"] * 1e3)
+            ax.bar(x, compute, width=0.6, color="tab:blue", alpha=0.7, gid=f"{kind}:compute:{i}")
+            ax.bar(x, exposed, bottom=compute, width=0.6, color="tab:orange", gid=f"{kind}:exposed:{i}")
+        ax.set_xticks([0, 1], ["predicted", "measured"], fontsize=8)
+        ax.set_title(label, fontsize=9)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0, 0].set_ylabel("ms per step")
+    axes[0, 0].bar([0], [0], color="tab:blue", alpha=0.7, label="compute (no communication)")
+    axes[0, 0].bar([0], [0], color="tab:orange", label="exposed communication")
+    fig.legend(loc="outside lower center", ncols=2, fontsize=8)
     return fig
 
 
