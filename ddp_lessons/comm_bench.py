@@ -4,8 +4,9 @@
 `launch.run_torchrun`: every rank sweeps `dist.all_reduce` over message sizes (on 2, 3, ... ranks
 up to the world, as subgroups), then measures each model at each bucket size (gradient readiness,
 the buckets DDP builds, step times with and without communication). The notebook side fits α and
-β on the sweep (`comm_model.fit`) and predicts every model's communication from its buckets and
-its backward (`comm_results.model_row`). ``python -m ddp_lessons bench-comm`` prints the fit, one
+β on the sweep (`comm_model.fit`; β again on the messages of at least 1 MiB, the sizes of DDP's
+buckets, for the predictions) and predicts every model's communication from its buckets and its
+backward (`comm_results.model_row`). ``python -m ddp_lessons bench-comm`` prints the fit, one
 summary line per row with the ratio predicted / measured, and saves the JSON document:
 ``schema``, ``created``, ``machine`` (as `bench.machine`, plus backend and device), ``settings``,
 ``run`` (launch wall time, load average before and after), ``sweep`` (points and their fit),
@@ -61,7 +62,8 @@ def document(rank_records: list[dict[str, Any]], settings: Settings, world: int,
              run: dict[str, Any]) -> dict[str, Any]:
     """The results document from every rank's ``bench_comm`` record."""
     points = comm_results.sweep_points([r["sweep"] for r in rank_records])
-    fitted = comm_model.fit(points)
+    every_size = comm_model.fit(points)
+    fitted = comm_model.fit(points, bandwidth_from=comm_model.MB)  # DDP's buckets are megabytes
     rows = [comm_results.model_row([r["profiles"][run["model"]] for r in rank_records],
                                    [r["runs"][j] for r in rank_records], fitted, world)
             for j, run in enumerate(rank_records[0]["runs"])]
@@ -71,8 +73,9 @@ def document(rank_records: list[dict[str, Any]], settings: Settings, world: int,
                         "threads_per_rank": first["threads"]},
             "settings": dataclasses.asdict(settings) | {"world": world}, "run": run,
             "sweep": {"points": points, "alpha_s": fitted.alpha, "beta_s_per_byte": fitted.beta,
-                      "bus_bandwidth_Bps": fitted.bus_bandwidth, "knee_bytes": fitted.knee_bytes(world),
-                      "table": comm_model.sweep_table(fitted)},
+                      "bus_bandwidth_Bps": fitted.bus_bandwidth, "beta_from_bytes": comm_model.MB,
+                      "every_size": {"alpha_s": every_size.alpha, "beta_s_per_byte": every_size.beta},
+                      "knee_bytes": every_size.knee_bytes(world), "table": comm_model.sweep_table(every_size)},
             "rows": rows}
 
 
@@ -98,13 +101,15 @@ def _load_average() -> float | None:
 
 def report(doc: dict[str, Any]) -> str:
     """The fit, the table, and one summary line per row, as the command prints them."""
-    fitted = comm_model.Fit(doc["sweep"]["alpha_s"], doc["sweep"]["beta_s_per_byte"],
-                            tuple(tuple(p) for p in doc["sweep"]["points"]))
+    sweep, points = doc["sweep"], tuple(tuple(p) for p in doc["sweep"]["points"])
+    every_size = comm_model.Fit(sweep["every_size"]["alpha_s"], sweep["every_size"]["beta_s_per_byte"], points)
     machine, world, load = doc["machine"], doc["settings"]["world"], doc["run"]["load_average"]
     lines = [f"{machine['cpu_model']}, {machine['cpu_cores']} cores, {machine['backend']} on "
              f"{machine['device']}, {world} ranks x {machine['threads_per_rank']} thread(s), "
              f"torch {machine['torch']}; load average {_fmt_load(load[0])} before, {_fmt_load(load[1])} after",
-             "all-reduce sweep: " + comm_results.fit_line(fitted, world), "",
+             "all-reduce sweep: " + comm_results.fit_line(every_size, world),
+             f"predictions use beta from messages of at least 1 MiB: bus bandwidth "
+             f"{sweep['bus_bandwidth_Bps'] / 1e9:.2f} GB/s", "",
              comm_results.format_rows(doc["rows"]), ""]
     lines += [comm_results.summary_line(row) for row in doc["rows"]]
     return "\n".join(lines)

@@ -102,11 +102,15 @@ def line_fit(xs: Sequence[float], ts: Sequence[float], relative: bool = True) ->
     return (r1 * s22 - r2 * s12) / det, (s11 * r2 - s12 * r1) / det
 
 
-def fit(points: Iterable[tuple[float, int, float]]) -> Fit:
+def fit(points: Iterable[tuple[float, int, float]], bandwidth_from: float | None = None) -> Fit:
     """α and β minimising the squared *relative* error over `points` (message bytes, world, seconds).
 
     Each point is usually the median of several repeats of one size. Dividing every equation
     ``α + β·moved = t`` by t weights a 0.1 ms call as much as a 30 ms one.
+
+    With `bandwidth_from`, β is fitted again, α kept, on the messages of at least that many bytes
+    only: where one line does not fit every size (on a CPU, messages that fit in the caches move
+    faster than larger ones), this describes the large messages, DDP's buckets, and α the small ones.
     """
     points = tuple((float(s), int(n), float(t)) for s, n, t in points)
     if len({moved_bytes(s, n) for s, n, _ in points}) < 2:
@@ -114,6 +118,12 @@ def fit(points: Iterable[tuple[float, int, float]]) -> Fit:
     if any(t <= 0 for _, _, t in points):
         raise ValueError("every time must be positive")
     alpha, beta = line_fit([moved_bytes(s, n) for s, n, _ in points], [t for _, _, t in points])
+    if bandwidth_from is not None:
+        large = [(moved_bytes(s, n), t) for s, n, t in points if s >= bandwidth_from and n > 1]
+        if not large:
+            raise ValueError(f"no message of at least {bandwidth_from:g} bytes to fit beta on")
+        # minimise sum(((alpha + beta*m) / t - 1)^2) over beta alone
+        beta = sum(m / t * (1 - alpha / t) for m, t in large) / sum((m / t) ** 2 for m, t in large)
     return Fit(alpha, beta, points)
 
 

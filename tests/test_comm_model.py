@@ -126,3 +126,17 @@ def test_a_bucket_ready_early_on_a_long_backward_is_hidden_entirely():
 def test_a_buckets_ready_time_is_its_last_gradients():
     layout = comm_model.bucket_layout([10, 10, 10], cap_bytes=20)
     assert comm_model.bucket_ready_times(layout, [0.1, 0.3, 0.2], [10, 10, 10]) == [(20, 0.3), (10, 0.2)]
+
+
+def test_beta_from_large_messages_describes_them_where_one_line_cannot():
+    # a CPU-like sweep: 2 GB/s while a message fits in the caches (< 2 MiB), 1 GB/s beyond
+    points = [(s, 2, 1e-4 + comm_model.moved_bytes(s, 2) / (2e9 if s < 2 * comm_model.MB else 1e9))
+              for s in (2 ** k for k in range(12, 26))]
+    every_size, large = comm_model.fit(points), comm_model.fit(points, bandwidth_from=2 * comm_model.MB)
+    assert large.alpha == every_size.alpha  # α still from every size
+    assert large.bus_bandwidth == pytest.approx(1e9, rel=0.02)
+    assert every_size.bus_bandwidth > 1.2e9  # the single line mixes both regimes
+    big = 16 * comm_model.MB
+    assert large.time(big, 2) == pytest.approx(1e-4 + big / 1e9, rel=0.02)
+    with pytest.raises(ValueError, match="no message of at least"):
+        comm_model.fit(points, bandwidth_from=2 ** 30)

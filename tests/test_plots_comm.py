@@ -41,8 +41,9 @@ def test_traces_of_different_lengths_are_refused():
 
 def test_the_sweep_shows_points_fit_and_knee_per_world_size():
     points = [(s, n, 1e-4 + 1e-9 * comm_model.moved_bytes(s, n)) for n in (2, 3) for s in (1024, 2 ** 20, 2 ** 24)]
-    fig = comm.plot_sweep(comm_model.fit(points))
+    fig = comm.plot_sweep(comm_model.fit(points), large=comm_model.fit(points, bandwidth_from=2 ** 20))
     assert gids(fig, "knee:") == ["knee:2", "knee:3"] and gids(fig, "measured:") == ["measured:2", "measured:3"]
+    assert gids(fig, "large:") == ["large:2", "large:3"]
 
 
 def test_predicted_steps_draw_each_bucket_and_the_backward():

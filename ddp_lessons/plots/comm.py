@@ -71,9 +71,11 @@ def plot_ring(traces: Sequence[Trace]) -> Figure:
     return fig
 
 
-def plot_sweep(fitted: comm_model.Fit, title: str = "") -> Figure:
+def plot_sweep(fitted: comm_model.Fit, title: str = "", large: comm_model.Fit | None = None,
+               large_from: float = comm_model.MB) -> Figure:
     """Left: measured all-reduce time against message size (log-log), per world size, with the fit
-    and its knee. Right: the bus bandwidth measured (nccl-tests' busbw) and its limit 1/β."""
+    and its knee (and, dashed, `large`: β fitted on messages from `large_from` bytes). Right: the
+    bus bandwidth measured (nccl-tests' busbw) and the limits 1/β."""
     fig, [[left, right]] = new_figure(11, 4, 1, 2, layout="constrained")
     worlds = sorted({n for _, n, _ in fitted.points})
     sizes = sorted({s for s, _, _ in fitted.points})
@@ -86,10 +88,17 @@ def plot_sweep(fitted: comm_model.Fit, title: str = "") -> Figure:
                   label=f"fit, {n} ranks", gid=f"fit:{n}")
         right.plot(xs, [comm_model.busbw(s, t, n) / 1e9 for s, t in points], "o-", color=color,
                    label=f"{n} ranks", gid=f"busbw:{n}")
+        if large is not None:
+            big = [s for s in sizes if s >= large_from]
+            left.plot(big, [large.time(s, n) * 1e3 for s in big], "--", color=color,
+                      label=f"β from ≥ {large_from / comm_model.MB:g} MiB, {n} ranks", gid=f"large:{n}")
         knee = fitted.knee_bytes(n)
         left.axvline(knee, color=color, linestyle=":", linewidth=1, gid=f"knee:{n}")
-    right.axhline(fitted.bus_bandwidth / 1e9, color="black", linestyle="--", linewidth=1,
-                  label=f"1/β = {fitted.bus_bandwidth / 1e9:.2f} GB/s")
+    right.axhline(fitted.bus_bandwidth / 1e9, color="black", linestyle="-", linewidth=1,
+                  label=f"1/β = {fitted.bus_bandwidth / 1e9:.2f} GB/s (all sizes)")
+    if large is not None:
+        right.axhline(large.bus_bandwidth / 1e9, color="black", linestyle="--", linewidth=1,
+                      label=f"1/β = {large.bus_bandwidth / 1e9:.2f} GB/s (≥ {large_from / comm_model.MB:g} MiB)")
     left.text(0.02, 0.97, f"α = {fitted.alpha * 1e3:.3f} ms\n1/β = {fitted.bus_bandwidth / 1e9:.2f} GB/s\n"
                           "dotted: knee (α = β·moved)", transform=left.transAxes, va="top", fontsize=8)
     for ax in (left, right):
