@@ -109,8 +109,10 @@ def fit(points: Iterable[tuple[float, int, float]], bandwidth_from: float | None
     ``α + β·moved = t`` by t weights a 0.1 ms call as much as a 30 ms one.
 
     With `bandwidth_from`, β is fitted again, α kept, on the messages of at least that many bytes
-    only: where one line does not fit every size (on a CPU, messages that fit in the caches move
-    faster than larger ones), this describes the large messages, DDP's buckets, and α the small ones.
+    only, by least squares on their times (the largest messages, where most of the time goes,
+    weigh most): where one line does not fit every size (on a CPU, messages that fit in the caches
+    move faster than larger ones), β then describes the large messages, DDP's buckets, and α the
+    small ones.
     """
     points = tuple((float(s), int(n), float(t)) for s, n, t in points)
     if len({moved_bytes(s, n) for s, n, _ in points}) < 2:
@@ -122,8 +124,8 @@ def fit(points: Iterable[tuple[float, int, float]], bandwidth_from: float | None
         large = [(moved_bytes(s, n), t) for s, n, t in points if s >= bandwidth_from and n > 1]
         if not large:
             raise ValueError(f"no message of at least {bandwidth_from:g} bytes to fit beta on")
-        # minimise sum(((alpha + beta*m) / t - 1)^2) over beta alone
-        beta = sum(m / t * (1 - alpha / t) for m, t in large) / sum((m / t) ** 2 for m, t in large)
+        # minimise sum((alpha + beta*m - t)^2) over beta alone
+        beta = sum(m * (t - alpha) for m, t in large) / sum(m * m for m, _ in large)
     return Fit(alpha, beta, points)
 
 
