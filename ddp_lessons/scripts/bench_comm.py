@@ -109,9 +109,10 @@ def sweep_worlds(worlds: Sequence[int], sizes: Sequence[int], repeats: int = 5, 
 
 def gradient_readiness(model: nn.Module, batches: list, steps: int, device: torch.device,
                        group=None) -> dict:
-    """Steps of `model` alone (no DDP): their seconds, when each parameter's gradient is ready (ms
-    after backward starts, median over `steps`) with the parameters' bytes in that order, and
-    backward's length. Ranks of `group` start each step together, as they would under DDP."""
+    """Steps of `model` alone (no DDP): their seconds, the parameters' bytes in the order their
+    gradients became ready (as DDP sees it: the order the hooks fire, not sorted by time, which
+    jitter could swap) with when each was ready (ms after backward starts, median over `steps`),
+    and backward's length. Ranks of `group` start each step together, as they would under DDP."""
     clock = timing.StepClock(device)
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.SGD(params, lr=0.01, momentum=0.9)
@@ -143,7 +144,7 @@ def gradient_readiness(model: nn.Module, batches: list, steps: int, device: torc
     finally:
         for handle in handles:
             handle.remove()
-    order = sorted(range(len(params)), key=lambda i: statistics.median(s[i] for s in stamps))
+    order = list(stamps[-1])  # the order the hooks fired in: what DDP rebuilds its buckets from
     return {"param_bytes": [params[i].numel() * params[i].element_size() for i in order],
             "ready_ms": [statistics.median(s[i] for s in stamps) for i in order],
             "backward_ms": statistics.median(ends), "step_s": step_s}
