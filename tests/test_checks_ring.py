@@ -157,3 +157,11 @@ def test_prediction_mistakes_get_their_hint(wrong, hint, fails_with):
 def test_the_synthetic_sweep_recovers_its_own_alpha_and_bandwidth():
     fitted = comm_model.fit((s, n, statistics.median(t)) for s, n, t in ring.synthetic_sweep(50e-6, 10e9, (4, 8), 1))
     assert fitted.alpha == pytest.approx(50e-6, rel=0.05) and fitted.bus_bandwidth == pytest.approx(10e9, rel=0.05)
+
+
+def test_an_error_is_reported_with_the_line_of_the_students_file_it_came_from():
+    trace = ('Traceback (most recent call last):\n  File "/x/ddp_lessons/scripts/check_ring.py", line 99, in try_world\n'
+             '    student(tensor)\n  File "/home/s/scripts/16_ring.py", line 12, in ring_allreduce\n'
+             '    chunks[4].add_(arrived)\nIndexError: tuple index out of range\n')
+    rows = [record(r, 3, error="IndexError: tuple index out of range", traceback=trace) for r in range(3)]
+    assert "at 16_ring.py:12: chunks[4].add_(arrived): torch.chunk(tensor, n)" in ring.ring_hint(rows, worlds=(3,))

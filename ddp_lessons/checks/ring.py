@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import re
 import statistics
 from importlib import resources
 from pathlib import Path
@@ -91,7 +92,17 @@ def _errors_hint(ranks: list, n: int) -> str | None:
     elif "view" in message or "shape" in message:
         advice = (": the size need not divide by the world size; split with torch.tensor_split(tensor, n), "
                   "whose chunks differ by at most one element")
-    return f"on {n} ranks, rank {rank} raised {message} for a tensor of {case['numel']} elements{advice}"
+    return (f"on {n} ranks, rank {rank} raised {message} for a tensor of {case['numel']} elements"
+            f"{_where(case.get('traceback', ''))}{advice}")
+
+
+def _where(trace: str) -> str:
+    """' at 16_ring.py:12: source line' for the innermost frame of the student's file, or ''."""
+    frames = re.findall(r'File "([^"]+)", line (\d+), in \S+\n\s+(.+)', trace)
+    library = ("/ddp_lessons/", "site-packages", "/torch/")
+    mine = [(Path(path).name, line, source) for path, line, source in frames
+            if not any(part in path for part in library)]
+    return f" at {mine[-1][0]}:{mine[-1][1]}: {mine[-1][2].strip()}" if mine else ""
 
 
 def _peer_failure(message: str) -> bool:
