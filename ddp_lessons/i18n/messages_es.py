@@ -1,0 +1,23 @@
+"""Spanish for every message the package shows a learner: {English template: Spanish template}.
+
+The English template is the one written in the code, inside ``tr(...)``; keep the ``{fields}`` (and
+their format specs) of the English in the Spanish. Terms follow ``i18n/es/GLOSSARY.md``: rank, world
+size, backend, all-reduce, checkpoint... stay in English; code, names and values are never translated.
+`tests/test_translations.py` fails when a `tr` template has no entry here, when an entry's template
+is gone from the code, or when the fields differ.
+"""
+
+SPANISH = {
+    # ddp_lessons.quiz: the words around every quick-check question
+    "Quick check.": "Comprobación rápida.",
+    "Answer": "Respuesta",
+    "✓ Correct. {explanation}": "✓ Correcto. {explanation}",
+    "✗ Not quite: ({letter}) is not it. {feedback} Try another option.":
+        "✗ No exactamente: ({letter}) no es la respuesta. {feedback} Pruebe otra opción.",
+    "✗ Not quite: ({letter}) is not it. Think again, then try another option.":
+        "✗ No exactamente: ({letter}) no es la respuesta. Piénselo de nuevo y pruebe otra opción.",
+    "Answer with quiz.check(letter), or click an option in JupyterLab.":
+        "Responda con quiz.check(letra) o haga clic en una opción en JupyterLab.",
+    'no question asked yet: run a quiz.ask("NN", k) cell first':
+        'todavía no se ha hecho ninguna pregunta: ejecute antes una celda quiz.ask("NN", k)',
+}
