@@ -303,6 +303,12 @@ def test_links_of_a_generated_notebook_open_from_its_folder(edition):
                 assert (edition.target.parent / target).exists(), f"{edition.name(edition.target)}: {target}"
 
 
+def test_the_spanish_readme_is_linked_from_the_english_one_and_its_links_open():
+    assert "[Español](README.es.md)" in (ROOT / "README.md").read_text(encoding="utf-8").split("\n## ")[0]
+    for target in LINK_TARGET.findall((ROOT / "README.es.md").read_text(encoding="utf-8")):
+        assert "://" in target or (ROOT / target).exists(), target
+
+
 PATH_LITERAL = re.compile(r"""["']([\w.-]+(?:/[\w.{}-]+)+/?|[\w.-]+\.(?:ipynb|py|json|pt|sbatch|csv))["']""")
 
 
@@ -434,5 +440,5 @@ def test_the_grader_gives_a_spanish_exercise_its_hints_in_spanish(tmp_path):
     (written,) = feedback.write_feedback(grades, tmp_path / "feedback")
     text = written.read_text(encoding="utf-8")
     assert grades[0].language == "es" and text.startswith("# Evaluación de ana")
-    assert "RANK debería ser 2, pero vale 0. RANK numera los procesos de todo el trabajo" in text
+    assert "RANK debería ser 4, pero vale 0. RANK numera los procesos de todo el trabajo" in text
     assert "| no superada |" in text
