@@ -37,7 +37,7 @@ def ids(editions):
 @pytest.mark.parametrize("edition", DONE, ids=ids(DONE))
 def test_catalog_translates_every_english_markdown_cell_as_it_reads_today(edition):
     problems = translations.catalog_problems(edition)
-    assert not problems, "\n".join(problems) + "\n(docs/AUTHORING.md, Translations: run --update, translate, regenerate)"
+    assert not problems, "\n".join(problems + ["(docs/AUTHORING.md, Translations: --update, translate, regenerate)"])
 
 
 @pytest.mark.parametrize("edition", DONE, ids=ids(DONE))
@@ -160,7 +160,7 @@ def test_the_checks_of_a_translated_exercise_give_their_hints_through_tr(edition
             module = sys.modules[getattr(checks, name).__module__]
             problems += [f"{Path(module.__file__).relative_to(ROOT)}:{line}" for line in
                          untranslated_hints(ast.parse(Path(module.__file__).read_text(encoding="utf-8")))]
-    assert not problems, "write these hints as i18n.tr templates (and their Spanish): " + ", ".join(sorted(set(problems)))
+    assert not problems, "write as i18n.tr templates (with their Spanish): " + ", ".join(sorted(set(problems)))
 
 
 def test_a_failing_check_hints_in_spanish_in_a_spanish_notebook(monkeypatch, fails_with):
@@ -217,8 +217,8 @@ without through between about just see shows learn lesson exercise next summary 
 """Common English words no Spanish sentence needs (none is a Spanish word: `use` or `no` would be)."""
 KEPT = {"all-reduce", "all-gather", "ring all-reduce"}
 """Terms kept in English that contain one of those words (glossary)."""
-CODE = re.compile(r"```.*?```|`[^`]*`|<!--.*?-->|<[^>]+>|\{[^}]*\}|\$[^$]+\$|\]\([^)]*\)|https?://\S+|\S*[_()\[\]=/\\]\S*"
-                  r"|\w+\.\w+\S*", re.S)
+CODE = re.compile(r"```.*?```|`[^`]*`|<!--.*?-->|<[^>]+>|\{[^}]*\}|\$[^$]+\$|\]\([^)]*\)|https?://\S+"
+                  r"|\S*[_()\[\]=/\\]\S*|\w+\.\w+\S*", re.S)
 WORD = re.compile(r"[A-Za-zÁÉÍÓÚÜÑáéíóúüñ]+(?:[-'][A-Za-zÁÉÍÓÚÜÑáéíóúüñ]+)*")
 
 
@@ -238,7 +238,8 @@ def spanish_texts() -> dict[str, str]:
         texts.update({f"{edition.name(edition.catalog)} cell {cell}": entry.text for cell, entry in entries.items()})
     for lesson, entries in quiz._questions("es").items():
         for n, entry in enumerate(entries if not lesson.startswith("_") else [], start=1):
-            texts[f"quizzes.es.json {lesson}-{n}"] = " ".join([entry["question"], *entry["options"], *entry["feedback"]])
+            texts[f"quizzes.es.json {lesson}-{n}"] = " ".join([entry["question"], *entry["options"],
+                                                               *entry["feedback"]])
     texts.update({f"messages_es {english[:40]!r}": spanish for english, spanish in SPANISH.items()})
     texts["README.es.md"] = (ROOT / "README.es.md").read_text(encoding="utf-8")
     return texts

@@ -29,7 +29,8 @@ SPANISH = {
     " (cell {cell})": " (celda {cell})",
     "passed": "superada",
     "failed": "no superada",
-    "**{title}** — what you saw when this check ran:": "**{title}**: lo que usted vio al ejecutarse esta comprobación:",
+    "**{title}** — what you saw when this check ran:":
+        "**{title}**: lo que usted vio al ejecutarse esta comprobación:",
     "**Not submitted**: no notebook with this name was handed in.":
         "**No entregado**: no se entregó ningún notebook con este nombre.",
     "**Unreadable**: the file is not a notebook the grader could open.":
