@@ -310,23 +310,35 @@ def test_the_spanish_readme_is_linked_from_the_english_one_and_its_links_open():
         assert "://" in target or (ROOT / target).exists(), target
 
 
-PATH_LITERAL = re.compile(r"""["']([\w.-]+(?:/[\w.{}-]+)+/?|[\w.-]+\.(?:ipynb|py|json|pt|sbatch|csv))["']""")
+PATH_LITERAL = re.compile(r"""["']([\w.-]+(?:/[\w.{}-]+)+/?|[\w.-]+\.ipynb)["']""")
+COURSE_FOLDERS = {path.name for path in ROOT.iterdir() if path.is_dir()} - {"scripts", "runs"}
 
 
-def relative_paths(source: str) -> list[str]:
-    """Relative file paths a code cell names (string literals and %%writefile)."""
-    paths = PATH_LITERAL.findall(source)
-    return paths + re.findall(r"^%%writefile (\S+)", source, re.M)
+def folder_dependent_paths(source: str, spanish_notebooks: set[str]) -> list[str]:
+    """Relative paths in a code cell that name something outside the notebook's own scripts/ and runs/:
+    a parent folder, a folder of the course (examples/, solutions/...), a sibling notebook without a
+    Spanish edition, or a %%writefile outside scripts/."""
+    found = [path for path in PATH_LITERAL.findall(source)
+             if path.startswith("../") or "/../" in path or path.split("/")[0] in COURSE_FOLDERS
+             or (path.endswith(".ipynb") and path not in spanish_notebooks)]
+    return found + [path for path in re.findall(r"^%%writefile (\S+)", source, re.M) if not path.startswith("scripts/")]
 
 
-@pytest.mark.parametrize("edition", LESSONS, ids=ids(LESSONS))
-def test_lesson_code_names_only_paths_that_exist_from_the_spanish_folder(edition):
+@pytest.mark.parametrize("edition", DONE, ids=ids(DONE))
+def test_code_names_only_paths_that_exist_from_the_spanish_folder(edition):
     """The kernel of notebooks/es/NN.ipynb runs in notebooks/es/: the scripts/ and runs/ it writes are
     its own, and a sibling notebook it reads must have a Spanish edition next to it."""
-    spanish = {e.target.name for e in LESSONS}
+    spanish = {e.target.name for e in DONE if e.folder == edition.folder}
     for cell in (c for c in nbformat.read(edition.source, as_version=4).cells if c.cell_type == "code"):
-        for path in relative_paths(cell.source):
-            assert path.split("/")[0] in ("scripts", "runs") or path in spanish, (cell.id, path)
+        assert not folder_dependent_paths(cell.source, spanish), (cell.id, folder_dependent_paths(cell.source, spanish))
+
+
+def test_the_path_finder_spots_what_breaks_in_a_language_folder():
+    cell = ('Path("scripts/a.py"); open("../examples/train.py"); "examples/x.sbatch"; "runs/x"; "cnn/weak"\n'
+            'written_script("07_torchrun.ipynb", "scripts/07.py"); "03_devices.ipynb"')
+    assert folder_dependent_paths(cell, {"03_devices.ipynb"}) == ["../examples/train.py", "examples/x.sbatch",
+                                                                  "07_torchrun.ipynb"]
+    assert folder_dependent_paths("%%writefile ../x.py\nprint(1)", set()) == ["../x.py"]
 
 
 def test_relink_takes_a_link_to_the_spanish_edition_when_there_is_one(tmp_path):
