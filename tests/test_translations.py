@@ -74,6 +74,9 @@ def test_quick_check_cells_show_their_question_in_spanish(edition):
         (result,) = cell.outputs
         assert result.data == {"text/plain": shown.text(), "text/html": shown.html()}
         assert "Comprobación rápida." in result.data["text/html"]
+    english = nbformat.read(edition.source, as_version=4)
+    if cells and "widgets" in english.metadata:  # the English widgets' saved state went with their outputs
+        assert "Quick check." not in json.dumps(nbformat.read(edition.target, as_version=4).metadata)
 
 
 @pytest.mark.parametrize("edition", LESSONS, ids=ids(LESSONS))
