@@ -26,7 +26,7 @@ lab: setup
 # The Spanish edition (README.es.md): the file browser opens on notebooks/es/, served from the course's
 # folder so that the lessons' links to exercises/es/ open too.
 lab-es: setup
-	$(PY) -m jupyter lab $(subst --notebook-dir=notebooks,--notebook-dir=. --ServerApp.default_url=/lab/tree/notebooks/es,$(LAB_ARGS))
+	$(PY) -m jupyter lab $(subst --notebook-dir=notebooks,--notebook-dir=. --LabApp.default_url=/lab/tree/notebooks/es,$(LAB_ARGS))
 
 # The same CPU run on any machine: GPUs hidden (a GPU VM's CUDA torch then takes the CPU paths), and
 # a .venv whose packages differ from the pins (e.g. a custom torch for `make lab`) is refused.
