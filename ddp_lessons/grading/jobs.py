@@ -21,6 +21,7 @@ from pathlib import Path
 
 import nbformat
 
+from ddp_lessons import i18n
 from ddp_lessons.runtime import processes
 from ddp_lessons.tooling.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
 from ddp_lessons.tooling.exercises import check_cells
@@ -106,13 +107,18 @@ def grade_notebook(submission: Path, solution: Path, student: str = "", *, cell_
         notebook = scratch / "notebook" / solution.name
         try:
             placed = prepare(submission, checks, notebook)
+            language = i18n.notebook_language(nbformat.read(notebook, as_version=4))
         except Exception as error:  # any unreadable file scores zero instead of stopping the run
             reason = f"unreadable notebook: {plugin.first_line(str(error), type(error).__name__)}"
             return scoring.unscored(student, solution.stem, checks, scoring.UNREADABLE, reason)
+        # a Spanish exercise's hints come out in Spanish: its scratch copy no longer sits in an es/ folder
+        env = {**(os.environ if env is None else env), i18n.LANGUAGE_ENV: language}
         results, void, status = run_nbval(notebook, cell_timeout, notebook_timeout, box=box, env=env)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return scoring.score(solution.stem, student, checks, placed, results, void, status)
+    grade = scoring.score(solution.stem, student, checks, placed, results, void, status)
+    grade.language = language
+    return grade
 
 
 def grade_folder(submissions: Path, solutions: Path, exercises: list[str] | None = None, *,

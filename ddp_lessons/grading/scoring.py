@@ -39,6 +39,8 @@ class Grade:
     status: str = GRADED
     note: str = ""
     checks: list[CheckResult] = field(default_factory=list)
+    language: str = "en"
+    """The submitted notebook's language (its metadata): the language of its hints and feedback."""
 
     def row(self) -> dict[str, str | int]:
         """The CSV row: failed checks joined with ' | '."""
