@@ -92,8 +92,8 @@ class MemoryCalculator:
                                           description="optimizer", style=style),
             "precision": widgets.Dropdown(options=[(v, k) for k, v in sharding.PRECISIONS.items()],
                                           value=s["precision"], description="precision", style=style),
-            "activations": widgets.BoundedFloatText(s["activations"], min=0, max=1e15, description="activations (bytes)",
-                                                    style=style),
+            "activations": widgets.BoundedFloatText(s["activations"], min=0, max=1e15,
+                                                    description="activations (bytes)", style=style),
         }
         table = widgets.HTML(self.html())
 
