@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ddp_lessons import backend, doctor
+from ddp_lessons import backend
+from ddp_lessons.tooling import doctor
 
 
 @pytest.mark.slow

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import nbformat
 
-from ddp_lessons import processes
-from ddp_lessons.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
-from ddp_lessons.exercises import check_cells
+from ddp_lessons.runtime import processes
+from ddp_lessons.tooling.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
+from ddp_lessons.tooling.exercises import check_cells
 from ddp_lessons.grading import plugin, sandbox, scoring
 from ddp_lessons.grading.restore import prepare
 from ddp_lessons.grading.scoring import Grade

@@ -15,7 +15,8 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from ddp_lessons import backend, launch, records, stacks
+from ddp_lessons import backend, launch, records
+from ddp_lessons.runtime import stacks
 
 
 def smoke_script() -> str:
