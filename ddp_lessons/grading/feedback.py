@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ddp_lessons.grading.scoring import CRASHED, DID_NOT_RUN, GRADED, NOT_SUBMITTED, TIMED_OUT, UNREADABLE, Grade
+from ddp_lessons.grading.scoring import (CRASHED, DID_NOT_RUN, GRADED, NOT_SUBMITTED, OVER_LIMIT, TIMED_OUT,
+                                         UNREADABLE, Grade)
 
 WORDS = {
     NOT_SUBMITTED: "**Not submitted**: no notebook with this name was handed in.",
@@ -15,6 +16,9 @@ WORDS = {
     CRASHED: "**Crashed**: the notebook's kernel died (for example `os._exit` or out of memory), "
              "so this exercise scores zero.",
     DID_NOT_RUN: "**Did not run**: the notebook could not be started.",
+    OVER_LIMIT: "**Over a limit**: this notebook {note}, so this exercise scores zero. The grader bounds the "
+                "memory, disk, processes and output of every notebook, so that one cannot slow down or "
+                "break the others graded beside it.",
 }
 
 
@@ -26,8 +30,8 @@ def student_markdown(student: str, grades: list[Grade]) -> str:
     for grade in mine:
         lines += [f"## {grade.exercise}: {grade.points}/{grade.max_points} points", ""]
         if grade.status != GRADED:
-            lines += [WORDS.get(grade.status, grade.status), ""]
-            if grade.note and grade.status not in (NOT_SUBMITTED,):
+            lines += [WORDS.get(grade.status, grade.status).format(note=grade.note), ""]
+            if grade.note and grade.status not in (NOT_SUBMITTED, OVER_LIMIT):
                 lines += ["```text", grade.note, "```", ""]
         lines += ["| | check | points |", "|---|---|---:|"]
         for check in grade.checks:
