@@ -47,7 +47,9 @@ def job_environment(jobs: int, cores: int | None = None) -> dict[str, str]:
 
 def nbval_command(notebook: Path, report: Path, cell_timeout: float, limits_file: Path | None = None) -> list[str]:
     """The pytest command line that runs `notebook` under nbval with the grader's plugin."""
-    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", plugin.__name__,
+    # -s: the kernel inherits pytest's stdout, the log (where the grader counts what processes print to
+    # the terminal), instead of a capture file in /tmp that nobody reads
+    return [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-p", plugin.__name__,
             "--nbval-lax", "--nbval-current-env", f"--nbval-cell-timeout={cell_timeout:g}",
             f"{plugin.REPORT_OPTION}={report}",
             *([f"{plugin.LIMITS_OPTION}={limits_file}"] if limits_file else []), str(notebook)]
@@ -102,6 +104,8 @@ def run_nbval(notebook: Path, cell_timeout: float, notebook_timeout: float, *,
     if hit is not None:
         words = plan.limits.words(hit)
         cell = running_cell(results)
+        if cell is None and any(record.get("limit") for record in results.values()):
+            return results, None, scoring.GRADED, usage  # the plugin named the cell already
         if cell is None:
             return results, f"the notebook {words} (the grader's limit)", scoring.OVER_LIMIT, usage
         results[cell] = {"cell": cell, "error": f"{words} (the grader's limit)", "hint": "", "timed_out": False,

@@ -68,6 +68,7 @@ def pytest_runtest_call(item) -> None:
         return
     limits = limits_config(item.config)
     item._ddp_lessons_hits = limit_hits(limits)
+    item._ddp_lessons_terminal = terminal_bytes()
     append(item.config, {"cell": item.cell_num, "running": True, "error": None, "hint": "",
                          "timed_out": False, "crashed": False})
     if kernel is not None:
@@ -88,13 +89,18 @@ def pytest_runtest_makereport(item, call) -> None:
         record["crashed"] = isinstance(call.excinfo.value, (KernelDied, OverLimit))
         record["timed_out"] = record["error"].startswith(_NBVAL_TIMEOUT)
     limits = limits_config(item.config)
+    config = item.config
+    config._ddp_lessons_terminal = getattr(config, "_ddp_lessons_terminal", 0) + \
+        max(0, terminal_bytes() - getattr(item, "_ddp_lessons_terminal", 0))
+    kernel = getattr(getattr(item, "parent", None), "kernel", None)
+    record["output"] = getattr(kernel, "_ddp_lessons_output", 0) + config._ddp_lessons_terminal
     kind = limit_hit(limits, getattr(item, "_ddp_lessons_hits", {}), record["error"], call.excinfo)
+    if kind is None and "output" in limits.get("words", {}) and record["output"] > limits["output"]:
+        kind = "output"  # what its processes wrote straight to the terminal
     if kind is not None:
         words = limits["words"][kind]
         record.update(limit=kind, crashed=True, timed_out=False, error=f"{words} (the grader's limit)",
                       hint=f"{words} (the grader's limit)" + (f"\n{record['hint']}" if record["hint"] else ""))
-    kernel = getattr(getattr(item, "parent", None), "kernel", None)
-    record["output"] = getattr(kernel, "_ddp_lessons_output", 0)
     append(item.config, record)
 
 
@@ -107,6 +113,14 @@ def append(config, record: dict) -> None:
 
 
 # --- which limit a cell hit -----------------------------------------------------------------------
+
+def terminal_bytes() -> int:
+    """Size of the file pytest's stdout goes to (the grader's log, which the kernel and the processes
+    it starts inherit with ``pytest -s``); 0 when stdout is not a file."""
+    with contextlib.suppress(OSError):
+        return os.fstat(1).st_size
+    return 0
+
 
 DISK_ERRORS = ("[Errno 28] No space left on device", "[Errno 27] File too large")
 """What a write past the private /tmp's size or past RLIMIT_FSIZE raises in the student's code."""

@@ -72,6 +72,7 @@ class Job:
         self.plan, self.scratch, self.log = plan, scratch, log
         self.group: cgroups.Group | None = None
         self.usage = Usage()
+        self.baseline = 0  # bytes in the scratch folder before the job started (the notebook, its config)
         self.watchdog = {kind for kind in KINDS if plan.watchdog(kind)}
         if plan.direct is not None:
             try:
@@ -107,6 +108,7 @@ class Job:
         deadline = start + timeout
         tree = processes.Tree()
         outcome = Outcome(None, usage=self.usage)
+        self.baseline = folder_bytes(self.scratch)
         with open(self.log, "wb") as out:
             proc = subprocess.Popen(self.command(command), cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
                                     stderr=subprocess.STDOUT, env=env)
@@ -171,8 +173,9 @@ class Job:
         return 0
 
     def measure_disk(self, live: list[psutil.Process] | None = None) -> int:
-        """Bytes in the scratch folder (the log aside: that is output), and the peak with private /tmp."""
-        used = folder_bytes(self.scratch, skip={self.log})
+        """Bytes the job wrote into its scratch folder (the log aside: that is output); the peak adds
+        what it holds in the sandbox's private /tmp and /dev/shm."""
+        used = max(0, folder_bytes(self.scratch, skip={self.log}) - self.baseline)
         tmp = private_tmp_bytes(live or [])
         self.usage.disk = max(self.usage.disk, used + tmp)
         return used
