@@ -135,17 +135,17 @@ class Plan:
         kernel = {"v2": "cgroup v2 {}", "v1": "cgroup v1 {}", "systemd": "systemd scope {}"}.get(self.cgroup or "")
         if kind == "memory":
             return kernel.format("MemoryMax" if self.cgroup == "systemd" else "memory limit") if kernel else \
-                f"watchdog: memory (PSS) of its processes every {POLL:g} s"
+                f"a watchdog summing its processes' memory (PSS) every {POLL:g} s"
         if kind == "processes":
             return kernel.format("TasksMax" if self.cgroup == "systemd" else "pids.max") if kernel else \
-                f"watchdog: processes and threads counted every {POLL:g} s"
+                f"a watchdog counting its processes and threads every {POLL:g} s"
         if kind == "disk":
-            where = "scratch folder watched, any file RLIMIT_FSIZE"
+            where = "a watch on its scratch folder, RLIMIT_FSIZE on any one file"
             if not self.sandboxed:
                 return where + ", TMPDIR inside the scratch folder"
-            return where + (", /tmp and /dev/shm tmpfs of this size" if self.tmpfs_size else
-                            ", /tmp NOT capped: this bwrap has no --size")
-        return "counted by the grader"
+            return where + (", /tmp and /dev/shm as tmpfs of that size" if self.tmpfs_size else
+                            ", but /tmp NOT capped: this bwrap has no --size")
+        return "the grader counting what cells and processes print"
 
     def watchdog(self, kind: str) -> bool:
         """Whether the grader's watchdog (not the kernel) enforces limit `kind` here."""

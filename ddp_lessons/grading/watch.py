@@ -221,7 +221,8 @@ def folder_bytes(folder: Path, skip: set[Path] = frozenset()) -> int:
                         todo.append(entry.path)
                     elif entry.is_file(follow_symlinks=False) and Path(entry.path) not in skip:
                         stat = entry.stat(follow_symlinks=False)
-                        total += getattr(stat, "st_blocks", 0) * 512 or stat.st_size
+                        blocks = getattr(stat, "st_blocks", None)  # absent on Windows
+                        total += stat.st_size if blocks is None else blocks * 512
     return total
 
 
@@ -243,8 +244,8 @@ def private_tmp_bytes(live: list[psutil.Process]) -> int:
 
 def systemd_group(pid: int) -> cgroups.Group | None:
     """The scope systemd-run made for the job, once its process has moved there (else None)."""
-    group, mine = cgroups.group_of(pid), cgroups.memberships().get("v2")
-    if group is None or mine is None or group.dirs["memory"] == cgroups.group_of(os.getpid()).dirs["memory"]:
+    group, mine = cgroups.group_of(pid), cgroups.group_of(os.getpid())
+    if group is None or (mine is not None and group.dirs == mine.dirs):
         return None
     return group
 
