@@ -51,7 +51,7 @@ def test_a_limit_is_said_in_words_with_its_value():
 def test_first_line_names_every_limit_and_the_kernel_mechanism_with_a_cgroup():
     line = Plan(Limits(), sandboxed=True, cgroup="v2").line(300, 900)
     assert line.startswith("limits per notebook: memory 4 GiB (cgroup v2 memory limit), "
-                           "1024 processes+threads (cgroup v2 pids.max), disk 2 GiB (")
+                           "512 processes+threads (cgroup v2 pids.max), disk 1 GiB (")
     assert "/tmp and /dev/shm as tmpfs of that size" in line and "output 16 MiB" in line
     assert line.endswith("cell 300 s, notebook 900 s") and "watchdog" not in line
 
@@ -60,7 +60,7 @@ def test_without_a_cgroup_the_first_line_says_the_watchdog_and_why_never_silentl
     line = Plan(Limits(memory=None), sandboxed=False, cgroup=None,
                 why_no_cgroup="systemd is not running here").line(60, 120)
     assert "memory UNLIMITED (--memory none)" in line
-    assert "1024 processes+threads (a watchdog counting its processes and threads every 0.25 s)" in line
+    assert "512 processes+threads (a watchdog counting its processes and threads every 0.25 s)" in line
     assert "TMPDIR inside the scratch folder" in line
     assert "no cgroup here (systemd is not running here)" in line and "can overshoot" in line
 

@@ -29,14 +29,17 @@ from ddp_lessons.grading import cgroups
 KINDS = ("memory", "processes", "disk", "output")
 
 GiB, MiB, KiB = 1 << 30, 1 << 20, 1 << 10
+# Defaults, from grading every solution (docs/INSTRUCTORS.md, "Limits", has the measurements): the
+# heaviest used 872 MiB, 40 processes+threads, 204 KiB of disk and 104 KiB of output with 2 CPU
+# ranks; a 2-rank exercise run with 4 ranks used 1.2 GiB and 55 processes+threads.
 MEMORY = 4 * GiB
-"""Default memory per notebook: kernel, torchrun and 4 CPU ranks with headroom (docs/INSTRUCTORS.md)."""
-PROCESSES = 1024
-"""Default processes and threads at once per notebook (cgroup ``pids.max`` counts both)."""
-DISK = 2 * GiB
-"""Default bytes a notebook may write into its scratch folder, and into its private /tmp."""
+"""Default memory per notebook, all its processes together: 3x what a 4-rank CPU job used."""
+PROCESSES = 512
+"""Default processes and threads at once per notebook (cgroup ``pids.max`` counts both): 9x a 4-rank job."""
+DISK = 1 * GiB
+"""Default bytes a notebook may write into its scratch folder, and into its private /tmp and /dev/shm."""
 OUTPUT = 16 * MiB
-"""Default bytes of output a notebook may print."""
+"""Default bytes of output a notebook may print: 150x the most a solution prints (figures included)."""
 
 _WORDS = {"memory": "used more than {} of memory", "processes": "ran more than {} processes and threads at once",
           "disk": "wrote more than {} to disk", "output": "printed more than {} of output"}
