@@ -113,6 +113,11 @@ def test_a_groups_counters_and_memory_in_use(tmp_path, version, memory_file, sta
     assert group.tasks() == (7, None)  # pids.peak exists on newer kernels only
 
 
+def test_without_any_cgroup_mounted_the_probe_says_so(monkeypatch):
+    monkeypatch.setattr(cgroups, "own_dir", lambda kind: None)
+    assert cgroups.direct() == (None, "no cgroup v2 and no cgroup v1 memory/pids hierarchy is mounted")
+
+
 def direct_cgroups():
     """This machine's direct cgroups, or skip saying why there are none."""
     version, direct, why = cgroups.probe()

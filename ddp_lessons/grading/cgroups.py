@@ -25,6 +25,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -164,7 +165,7 @@ class Group:
             for pid in pids:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
-            _sleep(0.05)
+            time.sleep(0.05)
 
     def remove(self) -> None:
         """Kill what is left and remove the folders this grader created."""
@@ -177,12 +178,7 @@ class Group:
                 except FileNotFoundError:
                     break
                 except OSError:
-                    _sleep(0.05)
-
-
-def _sleep(seconds: float) -> None:
-    import time
-    time.sleep(seconds)
+                    time.sleep(0.05)
 
 
 def _write(path: Path, value: str) -> None:
@@ -215,6 +211,24 @@ class Direct:
             raise
         return group
 
+    def check(self) -> None:
+        """Make a job cgroup with small limits and start a process in it as jobs are started;
+        OSError (with the reason) if any step is refused."""
+        from ddp_lessons.grading import confine
+
+        group = self.create(64 << 20, 64)
+        try:
+            command = [sys.executable, "-I", confine.__file__]
+            for folder in sorted(set(group.dirs.values())):
+                command += ["--cgroup-procs", str(folder / "cgroup.procs")]
+            done = subprocess.run(command + ["--", sys.executable, "-I", "-c", "pass"], capture_output=True,
+                                  text=True, timeout=60)
+            if done.returncode != 0:
+                lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
+                raise OSError(f"a process cannot join it: {lines[-1]}")
+        finally:
+            group.remove()
+
 
 def write_limits(group: Group, memory: int | None, tasks: int | None) -> None:
     """Write the memory and task limits into `group` (swap too, so a hog cannot swap instead)."""
@@ -244,7 +258,7 @@ def direct(memory: bool = True, pids: bool = True) -> tuple[Direct | None, str]:
             if missing:
                 _write(home / "cgroup.subtree_control", " ".join(f"+{c}" for c in missing))
             attempt = Direct("v2", {c: home for c in wanted})
-            attempt.create(None, None).remove()
+            attempt.check()
             return attempt, ""
         except OSError as error:
             reasons.append(f"cgroup v2 at {home} is not writable with the memory and pids controllers "
@@ -253,7 +267,7 @@ def direct(memory: bool = True, pids: bool = True) -> tuple[Direct | None, str]:
     if wanted and all(parents.values()):
         try:
             attempt = Direct("v1", {c: p for c, p in parents.items() if p is not None})
-            attempt.create(None, None).remove()
+            attempt.check()
             return attempt, ""
         except OSError as error:
             reasons.append(f"cgroup v1 {'/'.join(wanted)} is not writable ({error.strerror or error})")

@@ -24,7 +24,7 @@ def count(text: str) -> int | None:
     """An argparse type: a whole number above zero, or ``none``."""
     try:
         return limits.parse_count(text)
-    except ValueError as error:
+    except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number above zero (or none)") from None
 
 

@@ -89,14 +89,18 @@ def run_nbval(notebook: Path, cell_timeout: float, notebook_timeout: float, *,
     report, log = scratch / "cells.jsonl", scratch / "pytest.log"
     plan = plan or Plan.probe(Limits(), sandboxed=box is not None)
     job = watch.Job(plan, scratch, log)
-    command = nbval_command(notebook, report, cell_timeout, watch.write_plugin_config(job, scratch / "limits.json"))
-    if box is not None:
-        command = box.command(command, scratch, notebook.parent,
-                              tmp_size=plan.limits.disk if plan.tmpfs_size else None)
-    else:  # no private /tmp: temporary files go where the disk limit watches
-        (scratch / "tmp").mkdir()
-        env = {**(env or os.environ), "TMPDIR": str(scratch / "tmp")}
-    outcome = job.run(command, notebook.parent, notebook_timeout, env)
+    try:
+        command = nbval_command(notebook, report, cell_timeout,
+                                watch.write_plugin_config(job, scratch / "limits.json"))
+        if box is not None:
+            command = box.command(command, scratch, notebook.parent,
+                                  tmp_size=plan.limits.disk if plan.tmpfs_size else None)
+        else:  # no private /tmp: temporary files go where the disk limit watches
+            (scratch / "tmp").mkdir()
+            env = {**(env or os.environ), "TMPDIR": str(scratch / "tmp")}
+        outcome = job.run(command, notebook.parent, notebook_timeout, env)
+    finally:
+        job.close()
     results = read_report(report)
     usage = outcome.usage
     usage.output = max([usage.output] + [record.get("output", 0) or 0 for record in results.values()])

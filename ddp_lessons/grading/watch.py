@@ -104,8 +104,7 @@ class Job:
 
     def run(self, command: list[str], cwd: Path, timeout: float, env: dict[str, str] | None) -> Outcome:
         """Run `command` confined and watched, output to the log; every process it started is gone after."""
-        start = time.monotonic()
-        deadline = start + timeout
+        deadline = time.monotonic() + timeout
         tree = processes.Tree()
         outcome = Outcome(None, usage=self.usage)
         self.baseline = folder_bytes(self.scratch)
@@ -128,18 +127,21 @@ class Job:
         return outcome
 
     def finish(self, outcome: Outcome) -> None:
-        """Read the cgroup's counters and peaks one last time, then remove it (and anything left in it)."""
+        """Read the cgroup's counters and peaks one last time, then `close`."""
         self.measure_disk()
         self.usage.output = max(self.usage.output, self.log_size())
-        if self.group is None:
-            return
-        outcome.kernel_hits = {kind: count for kind, count in self.group.hits().items() if count}
-        _, peak = self.group.tasks()
-        self.usage.tasks = max(self.usage.tasks, peak or 0)
-        if self.plan.direct is not None:
-            self.group.remove()
-        else:  # a systemd scope: systemd removes it once empty; kill whatever is left in it, by pid
-            self.group.kill()
+        if self.group is not None:
+            outcome.kernel_hits = {kind: count for kind, count in self.group.hits().items() if count}
+            _, peak = self.group.tasks()
+            self.usage.tasks = max(self.usage.tasks, peak or 0)
+        self.close()
+
+    def close(self) -> None:
+        """Kill anything left in the job's cgroup, by pid, and remove the cgroup if the grader made it
+        (systemd removes its scopes once empty). Safe to call twice."""
+        group, self.group = self.group, None
+        if group is not None:
+            group.remove() if self.plan.direct is not None else group.kill()
 
     # --- the watchdog -------------------------------------------------------------------------------
 
