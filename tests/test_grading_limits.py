@@ -270,9 +270,9 @@ def test_disk_use_counts_allocated_blocks_so_a_sparse_file_costs_what_it_holds(t
 # --- real grading runs: an honest student beside one over each limit --------------------------------
 
 HOG = ("import time\nblocks = []\nfor _ in range(64):  # up to 1 GiB, 16 MiB at a time\n"
-       "    blocks.append(b'x' * (16 << 20))\n    time.sleep(0.05)\ntotal = 12")
-SPAWNER = ("import subprocess, time\nkids = [subprocess.Popen(['sleep', '20']) for _ in range(80)]\n"
-           "time.sleep(3)  # held, as a runaway pool of workers would\ntotal = 12")
+       "    blocks.append(b'x' * (16 << 20))\n    time.sleep(0.05)\ntime.sleep(10)  # held\ntotal = 12")
+SPAWNER = ("import subprocess, time\nkids = [subprocess.Popen(['sleep', '30']) for _ in range(80)]\n"
+           "time.sleep(10)  # held, as a runaway pool of workers would\ntotal = 12")
 FILLER = ("import os\nfor i in range(200):  # 200 MiB in files of 1 MiB\n"
           "    open(f'part{i}.bin', 'wb').write(os.urandom(1 << 20))\ntotal = 12")
 TMP_FILLER = ("import os, tempfile\nwith open(os.path.join(tempfile.gettempdir(), 'big.bin'), 'wb') as f:\n"
