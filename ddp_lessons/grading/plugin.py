@@ -88,12 +88,12 @@ def pytest_runtest_makereport(item, call) -> None:
         record["error"] = first_line(record["hint"], type(call.excinfo.value).__name__)
         record["crashed"] = isinstance(call.excinfo.value, (KernelDied, OverLimit))
         record["timed_out"] = record["error"].startswith(_NBVAL_TIMEOUT)
-    limits = limits_config(item.config)
     config = item.config
+    limits = limits_config(config)
     config._ddp_lessons_terminal = getattr(config, "_ddp_lessons_terminal", 0) + \
         max(0, terminal_bytes() - getattr(item, "_ddp_lessons_terminal", 0))
     kernel = getattr(getattr(item, "parent", None), "kernel", None)
-    record["output"] = getattr(kernel, "_ddp_lessons_output", 0) + config._ddp_lessons_terminal
+    record["output"] = getattr(kernel, "_ddp_lessons_output", 0) + config._ddp_lessons_terminal  # so far
     kind = limit_hit(limits, getattr(item, "_ddp_lessons_hits", {}), record["error"], call.excinfo)
     if kind is None and "output" in limits.get("words", {}) and record["output"] > limits["output"]:
         kind = "output"  # what its processes wrote straight to the terminal
@@ -101,7 +101,7 @@ def pytest_runtest_makereport(item, call) -> None:
         words = limits["words"][kind]
         record.update(limit=kind, crashed=True, timed_out=False, error=f"{words} (the grader's limit)",
                       hint=f"{words} (the grader's limit)" + (f"\n{record['hint']}" if record["hint"] else ""))
-    append(item.config, record)
+    append(config, record)
 
 
 def append(config, record: dict) -> None:
