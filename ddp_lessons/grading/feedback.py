@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ddp_lessons.grading.scoring import CRASHED, DID_NOT_RUN, GRADED, NOT_SUBMITTED, TIMED_OUT, UNREADABLE, Grade
+from ddp_lessons.grading.scoring import (CRASHED, DID_NOT_RUN, GRADED, NOT_SUBMITTED, OVER_LIMIT, TIMED_OUT,
+                                         UNREADABLE, Grade)
 from ddp_lessons.i18n import SOURCE, tr
 
 
-def words(status: str, lang: str) -> str:
-    """What a whole-exercise status means, in `lang`."""
+def words(status: str, lang: str, note: str = "") -> str:
+    """What a whole-exercise status means, in `lang` (`note`: which limit, for OVER_LIMIT)."""
     said = {
         NOT_SUBMITTED: tr("**Not submitted**: no notebook with this name was handed in.", lang=lang),
         UNREADABLE: tr("**Unreadable**: the file is not a notebook the grader could open.", lang=lang),
@@ -19,6 +20,9 @@ def words(status: str, lang: str) -> str:
         CRASHED: tr("**Crashed**: the notebook's kernel died (for example `os._exit` or out of memory), "
                     "so this exercise scores zero.", lang=lang),
         DID_NOT_RUN: tr("**Did not run**: the notebook could not be started.", lang=lang),
+        OVER_LIMIT: tr("**Over a limit**: this notebook {note}, so this exercise scores zero. The grader bounds "
+                       "the memory, disk, processes and output of every notebook, so that one cannot slow down "
+                       "or break the others graded beside it.", lang=lang, note=note),
     }
     return said.get(status, status)
 
@@ -44,8 +48,8 @@ def student_markdown(student: str, grades: list[Grade]) -> str:
         lines += [tr("## {exercise}: {points}/{max_points} points", lang=lang, exercise=grade.exercise,
                      points=grade.points, max_points=grade.max_points), ""]
         if grade.status != GRADED:
-            lines += [words(grade.status, lang), ""]
-            if grade.note and grade.status not in (NOT_SUBMITTED,):
+            lines += [words(grade.status, lang, grade.note), ""]
+            if grade.note and grade.status not in (NOT_SUBMITTED, OVER_LIMIT):
                 lines += ["```text", grade.note, "```", ""]
         lines += [tr("| | check | points |", lang=lang), "|---|---|---:|"]
         for check in grade.checks:

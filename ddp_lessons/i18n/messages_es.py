@@ -42,6 +42,11 @@ SPANISH = {
         "**Caída del kernel**: el kernel del notebook murió (por ejemplo, `os._exit` o falta de memoria), "
         "así que este ejercicio puntúa cero.",
     "**Did not run**: the notebook could not be started.": "**No se ejecutó**: no se pudo iniciar el notebook.",
+    "**Over a limit**: this notebook {note}, so this exercise scores zero. The grader bounds the memory, disk, "
+    "processes and output of every notebook, so that one cannot slow down or break the others graded beside it.":
+        "**Por encima de un límite**: este notebook {note}, así que este ejercicio puntúa cero. El corrector "
+        "limita la memoria, el disco, los procesos y la salida de cada notebook, para que ninguno pueda "
+        "ralentizar ni romper a los demás que se corrigen a la vez.",
 
     # ddp_lessons.checks.common
     "expected one {name!r} record from each rank 0..{last}, got ranks {ranks}":
