@@ -246,7 +246,7 @@ PROVENANCE_FIELDS = ("label", "provenance", "method", "source", "created", "mach
 
 
 REFERENCE_FILES = sorted(p.stem for p in (Path(bench.__file__).parent / "data").glob("*.json")
-                         if p.stem not in ("quizzes", "comm_references"))
+                         if p.stem.split(".")[0] not in ("quizzes", "comm_references"))
 # every data file but the quiz questions and lesson 16's published figures (comm_results.references) is
 # measured data of `python -m ddp_lessons bench`
 

@@ -4,7 +4,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ddp_lessons import checks, exercises
+from ddp_lessons import checks
+from ddp_lessons.tooling import exercises
 
 ROOT = Path(__file__).resolve().parents[1]
 BUGS = ["unused parameter", "device_ids=[rank]", "shuffle=True", "no set_epoch", "barrier under rank 0"]

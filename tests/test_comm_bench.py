@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from ddp_lessons import cli, comm_bench, comm_results
+from ddp_lessons import comm_results
+from ddp_lessons.tooling import cli, comm_bench
 
 
 def test_the_plan_sweeps_2_to_world_ranks_and_runs_every_model_at_every_cap():

@@ -9,7 +9,7 @@ Every rank, in a joined process group, runs:
 * per model and bucket size, `run_ddp`: the buckets DDP actually all-reduces (a comm hook) and step
   times with communication and without (`no_sync`), every step started together on all ranks.
 
-The lesson's live ranks import the same functions. Run it by path under torchrun (``comm_bench``
+The lesson's live ranks import the same functions. Run it by path under torchrun (``tooling.comm_bench``
 does) with ``--plan plan.json``; each rank writes its record ``bench_comm``.
 """
 
@@ -270,7 +270,7 @@ def overhead_alone(model_name: str, batch: int, steps: int, warmup: int, device:
 
 
 def run_plan(plan: dict, device: torch.device) -> dict:
-    """This rank's sweep, profiles and DDP runs, as the plan (see comm_bench.plan) lists them."""
+    """This rank's sweep, profiles and DDP runs, as the plan (see tooling.comm_bench.plan) lists them."""
     sweep = plan["sweep"]
     out = {"sweep": sweep_worlds(sweep["worlds"], sweep["sizes"], sweep["repeats"], sweep["warmup"],
                                  device), "profiles": {}, "runs": []}
@@ -289,7 +289,7 @@ def run_plan(plan: dict, device: torch.device) -> dict:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--plan", required=True, help="JSON plan (see ddp_lessons.comm_bench.plan)")
+    parser.add_argument("--plan", required=True, help="JSON plan (see ddp_lessons.tooling.comm_bench.plan)")
     plan = json.loads(Path(parser.parse_args(argv).plan).read_text())
     choice = backend.choose()
     if choice.device.type == "cuda":
