@@ -5,8 +5,8 @@ each world size n in turn, ranks 0..n-1 form a process group of their own (a fil
 directory, a short timeout so a deadlocked ring fails instead of hanging) and all-reduce seeded
 tensors of several sizes, some not divisible by n, holding integers (float32 sums are then exact
 in any order). Each rank records, per tensor: whether the result equals ``dist.all_reduce``'s, the
-bytes its ``send``/``isend`` calls sent (``batch_isend_irecv`` goes through ``isend``), the
-collectives it called, and any error.
+bytes it sent point to point and the collectives it called (`comm_count` sees every c10d call,
+whichever API made it: ``send``, ``isend``, ``batch_isend_irecv``), and any error.
 """
 
 import argparse
@@ -15,63 +15,15 @@ import datetime
 import importlib.util
 import os
 import random
-import threading
 import traceback
 from pathlib import Path
 
 import torch
 import torch.distributed as dist
-from torch.distributed import distributed_c10d as c10d
 
-from ddp_lessons import records
+from ddp_lessons import comm_count, records
 
-COLLECTIVES = ("all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "gather",
-               "scatter", "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single")
 TIMEOUT = datetime.timedelta(seconds=15)
-
-
-class Observer:
-    """Wraps dist's send/isend (counting bytes) and collectives (noting names) while `watching`."""
-
-    def __init__(self):
-        self.watching, self.sent, self.collectives = False, 0, []
-        self._inside = threading.local()
-
-    def wrap(self, name, original, count_bytes):
-        def observed(tensor, *args, **kwargs):
-            if not self.watching or getattr(self._inside, "busy", False):  # e.g. send calling isend
-                return original(tensor, *args, **kwargs)
-            if count_bytes:
-                self.sent += tensor.numel() * tensor.element_size()
-            else:
-                self.collectives.append(name)
-            self._inside.busy = True
-            try:
-                return original(tensor, *args, **kwargs)
-            finally:
-                self._inside.busy = False
-        observed.__name__ = name
-        return observed
-
-    def install(self) -> None:
-        """Replace the functions in torch.distributed and distributed_c10d alike (P2POp checks that
-        its op *is* distributed_c10d.isend)."""
-        for name in ("send", "isend", *COLLECTIVES):
-            original = getattr(c10d, name, None)
-            if original is None:
-                continue
-            wrapper = self.wrap(name, original, name in ("send", "isend"))
-            setattr(c10d, name, wrapper)
-            if hasattr(dist, name):
-                setattr(dist, name, wrapper)
-
-    @contextlib.contextmanager
-    def watch(self):
-        self.watching, self.sent, self.collectives = True, 0, []
-        try:
-            yield self
-        finally:
-            self.watching = False
 
 
 def sizes_for(world: int) -> list[int]:
@@ -89,7 +41,7 @@ def load_student(path: str):
     return module.ring_allreduce
 
 
-def try_world(student, world: int, rank: int, observer: Observer, store_dir: Path) -> dict:
+def try_world(student, world: int, rank: int, store_dir: Path) -> dict:
     """Join a group of `world` ranks and run every size; return this rank's record for it."""
     store = dist.FileStore(str(store_dir / f"store-world{world}"), world)
     dist.init_process_group("gloo", store=store, rank=rank, world_size=world, timeout=TIMEOUT)
@@ -101,14 +53,15 @@ def try_world(student, world: int, rank: int, observer: Observer, store_dir: Pat
             expected = original.clone()
             dist.all_reduce(expected)
             tensor, error = original.clone(), None
-            with observer.watch():
+            with comm_count.Collectives() as calls:  # every c10d call the student's code makes
                 try:
                     student(tensor)
                 except Exception as exc:  # the student's error, recorded for the hint
                     error = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
                     error_trace = traceback.format_exc()[-1500:]
-            case = {"numel": numel, "bytes": numel * 4, "sent": observer.sent,
-                    "collectives": sorted(set(observer.collectives)), "error": error,
+            seen = calls.summary()
+            case = {"numel": numel, "bytes": numel * 4, "sent": seen.get("send", {}).get("bytes", 0),
+                    "collectives": sorted(set(seen) - {"send", "recv"}), "error": error,
                     "equal": error is None and torch.equal(tensor, expected),
                     "unchanged": torch.equal(tensor, original),
                     "averaged": torch.allclose(tensor, expected / world),
@@ -132,8 +85,6 @@ def main() -> None:
     rank = int(os.environ["RANK"])
     torch.set_num_threads(1)
     record = {"worlds": [], "import_error": None}
-    observer = Observer()
-    observer.install()  # before the import: `from torch.distributed import isend` gets the wrapper too
     try:
         student = load_student(args.script)
     except Exception as exc:
@@ -153,7 +104,7 @@ def main() -> None:
             if any(sync.get(key) == b"error" for key in done):
                 break  # a failure the next world would repeat (often a deadlock: 15 s each)
         if rank < world:
-            outcome = try_world(student, world, rank, observer, store_dir)
+            outcome = try_world(student, world, rank, store_dir)
             record["worlds"].append(outcome)
             failed = any(case["error"] for case in outcome["cases"])
             sync.set(f"done-{world}-{rank}", "error" if failed else "ok")
