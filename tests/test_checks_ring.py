@@ -102,7 +102,7 @@ def test_records_of_a_right_ring_give_no_hint():
     (dict(equal=False, wrong_elements=10), "differs from dist.all_reduce in 10 of 30 elements"),
     (dict(error="NotImplementedError: "), "raised NotImplementedError: write it where the cell says"),
     (dict(error="RuntimeError: shape '[3, -1]' is invalid for input of size 31"), "torch.tensor_split"),
-    (dict(sent=0), "no rank sent anything through dist.send/dist.isend"),
+    (dict(sent=0), "no rank sent anything point to point"),
 ])
 def test_records_of_wrong_rings_give_their_hint(change, hint):
     assert hint in ring.ring_hint([record(r, 3, **change) for r in range(3)], worlds=(3,))

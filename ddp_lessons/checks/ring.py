@@ -144,8 +144,8 @@ def _bytes_hint(ranks: list, n: int) -> str | None:
     ring = comm_model.moved_bytes(size, n)
     most = 4 * 2 * (n - 1) * math.ceil(numel / n)  # any split into n chunks, each rank sending 2(n-1)
     if all(bytes_sent == 0 for bytes_sent in sent.values()):
-        return ("no rank sent anything through dist.send/dist.isend: the check counts the bytes of "
-                "those calls (batch_isend_irecv uses isend)")
+        return ("no rank sent anything point to point, yet the sums are right: the check counts what "
+                "dist.send, dist.isend and dist.batch_isend_irecv send; build the ring from them")
     if sum(sent.values()) == 2 * (n - 1) * size and max(sent.values()) <= most:
         return None
     heaviest = max(sent, key=sent.get)
