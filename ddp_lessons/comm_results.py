@@ -59,15 +59,24 @@ def _median_of_slowest(per_rank: Sequence[Sequence[float | None]]) -> float | No
     return statistics.median(comm_model.slowest_rank(per_rank))
 
 
+def _median_of_fastest(per_rank: Sequence[Sequence[float | None]]) -> float | None:
+    """Median over steps of the shortest time among ranks: for an all-reduce, the rank that arrived
+    last waited for nobody, so its time in flight is the all-reduce's own."""
+    if any(value is None for values in per_rank for value in values):
+        return None
+    return statistics.median(min(values) for values in zip(*per_rank))
+
+
 def model_row(per_rank_profiles: Sequence[dict[str, Any]], per_rank_runs: Sequence[dict[str, Any]],
               fitted: comm_model.Fit, world: int) -> dict[str, Any]:
     """Predicted (`prediction`) against measured (each rank's `bench_comm.run_ddp`) communication of
-    one model at one bucket size, with the ratios predicted / measured."""
+    one model at one bucket size, with the ratios predicted / measured. Steps count as their slowest
+    rank; the all-reduces' time in flight as the rank that arrived last (`_median_of_fastest`)."""
     run = per_rank_runs[0]
     predicted_step = prediction(per_rank_profiles, fitted, world, run["cap_bytes"], run["first_cap_bytes"])
     every = _median_of_slowest([r["step_s"]["every"] for r in per_rank_runs])
     never = _median_of_slowest([r["step_s"]["never"] for r in per_rank_runs])
-    in_flight = _median_of_slowest([r["allreduce_s"] for r in per_rank_runs])
+    in_flight = _median_of_fastest([r["allreduce_s"] for r in per_rank_runs])
     buckets = [b.nbytes for b in predicted_step.buckets]
     return {"model": run["model"], "bucket_cap_mb": run["bucket_cap_mb"], "world": world,
             "batch": run["batch"], "buckets_predicted": buckets, "buckets_built": run["buckets_built"],
