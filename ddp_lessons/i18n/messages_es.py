@@ -198,4 +198,36 @@ SPANISH = {
         "{gpus} GPU: se esperaba {expected}, pero llegó {got}. {hint}",
     "devices and backends are right for 1-2 nodes of 1-4 ranks with 0-4 GPUs":
         "dispositivos y backends correctos para 1-2 nodos de 1-4 ranks con 0-4 GPU",
+    # ddp_lessons.checks.checkpoint (exercise 8)
+    "rank {rank} called torch.load before rank 0's torch.save had finished: call dist.barrier() after rank 0 "
+    "saves and before any rank loads, or a rank reads a missing or half-written file":
+        "el rank {rank} llamó a torch.load antes de que terminara el torch.save del rank 0: llame a "
+        "dist.barrier() después de que guarde el rank 0 y antes de que cargue ningún rank; si no, un rank lee "
+        "un archivo que falta o que está a medio escribir",
+    "rank {rank} saved too: only rank 0 writes the checkpoint (every rank holds the same weights, and several "
+    "processes writing one file at once can corrupt it)":
+        "el rank {rank} también guardó: solo el rank 0 escribe el checkpoint (todos los ranks tienen los mismos "
+        "pesos, y varios procesos que escriben un mismo archivo a la vez pueden corromperlo)",
+    "the checkpoint's keys start with 'module.': save ddp_model.module.state_dict(), the weights of the model "
+    "inside the DDP wrapper, so a plain model can load them":
+        "las claves del checkpoint empiezan por 'module.': guarde ddp_model.module.state_dict(), los pesos del "
+        "modelo que hay dentro del envoltorio de DDP, para que un modelo normal pueda cargarlos",
+    "rank 0 never called torch.save": "el rank 0 nunca llamó a torch.save",
+    "rank {rank} never loaded the checkpoint: every rank loads it":
+        "el rank {rank} nunca cargó el checkpoint: todos los ranks lo cargan",
+    "call torch.load(..., weights_only=True): it loads tensors only and refuses pickled code":
+        "llame a torch.load(..., weights_only=True): solo carga tensores y rechaza el código serializado con "
+        "pickle",
+    "pass map_location=device to torch.load, so each rank loads onto its own device (the tensors were saved "
+    "from rank 0's device)":
+        "pase map_location=device a torch.load, para que cada rank cargue en su propio dispositivo (los tensores "
+        "se guardaron desde el dispositivo del rank 0)",
+    "rank {rank}'s resumed model is not the trained one: load the state dict you read into the model "
+    "(model.load_state_dict(state))":
+        "el modelo reanudado del rank {rank} no es el entrenado: cargue en el modelo el state dict que ha leído "
+        "(model.load_state_dict(state))",
+    "rank 0 saved once; all {nproc} ranks loaded the complete file (weights_only=True) and resumed with the "
+    "trained weights (checksum {checksum})":
+        "el rank 0 guardó una vez; los {nproc} ranks cargaron el archivo completo (weights_only=True) y "
+        "reanudaron con los pesos entrenados (suma de comprobación {checksum})",
 }
