@@ -230,4 +230,27 @@ SPANISH = {
     "trained weights (checksum {checksum})":
         "el rank 0 guardó una vez; los {nproc} ranks cargaron el archivo completo (weights_only=True) y "
         "reanudaron con los pesos entrenados (suma de comprobación {checksum})",
+    # ddp_lessons.checks.scaling (exercise 9)
+    "speedup and efficiency are swapped: return (speedup, efficiency)":
+        "la aceleración y la eficiencia están intercambiadas: devuelva (speedup, efficiency)",
+    "speedup is inverted: it is above 1 when W ranks are faster than one":
+        "la aceleración está invertida: es mayor que 1 cuando W ranks son más rápidos que uno",
+    "in weak scaling W ranks process W times the samples of one rank per step: speedup is the throughput ratio "
+    "W * T(1) / T(W), not T(1) / T(W)":
+        "en el escalado débil, W ranks procesan por paso W veces las muestras de un rank: la aceleración es el "
+        "cociente de rendimientos W * T(1) / T(W), no T(1) / T(W)",
+    "efficiency is speedup / W (1.0 = perfect scaling), not speedup * W":
+        "la eficiencia es speedup / W (1.0 = escalado perfecto), no speedup * W",
+    "speedup = throughput(W) / throughput(1); efficiency = speedup / W":
+        "aceleración = throughput(W) / throughput(1); eficiencia = speedup / W",
+    "return one (speedup, efficiency) per world size {expected}, got keys {got}":
+        "devuelva un (speedup, efficiency) por cada world size {expected}; las claves recibidas son {got}",
+    "seconds {seconds}, world size {world}: expected (speedup, efficiency) ({speedup:.4g}, {efficiency:.4g}), "
+    "got {got}. {hint}":
+        "seconds {seconds}, world size {world}: se esperaba (speedup, efficiency) = ({speedup:.4g}, "
+        "{efficiency:.4g}), pero llegó {got}. {hint}",
+    "strong-scaling speedup and efficiency are right, slowdowns included":
+        "la aceleración y la eficiencia del escalado fuerte son correctas, ralentizaciones incluidas",
+    "weak-scaling speedup and efficiency are right":
+        "la aceleración y la eficiencia del escalado débil son correctas",
 }
