@@ -193,4 +193,44 @@ SPANISH = {
         "{gpus} GPU: se esperaba {expected}, pero llegó {got}. {hint}",
     "devices and backends are right for 1-2 nodes of 1-4 ranks with 0-4 GPUs":
         "dispositivos y backends correctos para 1-2 nodos de 1-4 ranks con 0-4 GPU",
+    # ddp_lessons.checks.sampler (exercise 5)
+    "shards must be strided: rank r takes positions r, r+W, r+2W, ... of the epoch's order; you returned "
+    "contiguous blocks":
+        "los fragmentos deben ser intercalados: el rank r toma las posiciones r, r+W, r+2W, ... del orden de "
+        "la época; usted devolvió bloques contiguos",
+    "too few indices: when the size does not divide by world_size, the order is padded to "
+    "ceil(size / world_size) * world_size by repeating it from its start (again and again if the data set is "
+    "tiny), so every rank gets {count}":
+        "faltan índices: cuando el tamaño no es divisible entre world_size, el orden se rellena hasta "
+        "ceil(size / world_size) * world_size repitiéndolo desde su principio (una y otra vez si el conjunto "
+        "de datos es diminuto), así que cada rank recibe {count}",
+    "with drop_last=True the order is cut to floor(size / world_size) * world_size indices, with no padding, "
+    "so every rank gets {count}":
+        "con drop_last=True el orden se corta a floor(size / world_size) * world_size índices, sin relleno, "
+        "así que cada rank recibe {count}",
+    "every rank gets {count} indices here": "aquí cada rank recibe {count} índices",
+    "padding must repeat the first indices of the epoch's order, in order (order + order[:padding]): "
+    "expected {padded} at the padded positions":
+        "el relleno debe repetir los primeros índices del orden de la época, en orden "
+        "(order + order[:padding]): se esperaba {padded} en las posiciones de relleno",
+    "the order must change with the epoch: seed the generator with seed + epoch":
+        "el orden debe cambiar con la época: inicialice el generador con seed + epoch",
+    "with shuffle=True, first permute: torch.randperm(size, generator=g) with g = torch.Generator(); "
+    "g.manual_seed(seed + epoch)":
+        "con shuffle=True, primero permute: torch.randperm(size, generator=g) con g = torch.Generator(); "
+        "g.manual_seed(seed + epoch)",
+    "compare with the rule in lesson 5": "compare con la regla de la lección 5",
+    "size={size}, world_size={world}, rank={rank}, epoch={epoch}, seed={seed}, shuffle={shuffle}, "
+    "drop_last={drop_last}: expected {expected}, got {got}. {hint}":
+        "size={size}, world_size={world}, rank={rank}, epoch={epoch}, seed={seed}, shuffle={shuffle}, "
+        "drop_last={drop_last}: se esperaba {expected}, pero llegó {got}. {hint}",
+    "identical to torch's DistributedSampler in all {count} cases tried":
+        "idéntico al DistributedSampler de torch en los {count} casos probados",
+    "size={size}, world_size={world}, drop_last={drop_last}: expected {expected}, got {got}. Count every visit "
+    "of every rank: padded indices are visited more than once, indices cut by drop_last zero times":
+        "size={size}, world_size={world}, drop_last={drop_last}: se esperaba {expected}, pero llegó {got}. "
+        "Cuente cada visita de cada rank: los índices de relleno se visitan más de una vez, y los que corta "
+        "drop_last, ninguna",
+    "visit counts are right, padding and drop_last included":
+        "los recuentos de visitas son correctos, con el relleno y drop_last incluidos",
 }
