@@ -36,7 +36,7 @@ CRASH_ENV = "DDP_LESSONS_CRASH_AT_SAVE"
 
 def _name(f) -> str:
     """The path a call writes or reads, as a resolved string (repr for other file-likes)."""
-    name = getattr(f, "name", f)
+    name = f if isinstance(f, (str, os.PathLike)) else getattr(f, "name", f)  # a Path's .name is its tail
     return str(Path(name).resolve()) if isinstance(name, (str, os.PathLike)) else repr(name)
 
 
@@ -66,7 +66,7 @@ def crash_during_snapshot(script: str, script_args: list[str]) -> None:
 
     def die(how: str) -> None:
         records.write(f"snapshot-io-attempt{attempt}", {**seen, "crashed_in_save": crash_at, "crash": how})
-        print(f"rank 0 killed while writing snapshot number {crash_at}: {how} (injected)", flush=True)
+        print(f"rank 0 killed in its torch.save number {crash_at} (from 0): {how} (injected)", flush=True)
         os._exit(1)
 
     def save(obj, f, *args, **kwargs):
@@ -88,7 +88,7 @@ def crash_during_snapshot(script: str, script_args: list[str]) -> None:
         else:
             f.write(half)
             f.flush()
-        die("in the middle of torch.save into the snapshot")
+        die(f"in the middle of torch.save to {os.path.relpath(target, os.path.dirname(snapshot))}")
 
     def open_(file, mode="r", *args, **kwargs):
         writing = any(flag in mode for flag in "wax+")
