@@ -155,7 +155,8 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
     """Run `script` on `nproc` ranks per node with torchrun; return a `RunResult` or raise.
 
     nnodes: simulate this many nodes on this machine (one torchrun agent each, rendezvous on
-      127.0.0.1 at a free port); ranks are numbered node by node, LOCAL_RANK restarts per node.
+      127.0.0.1 at a free port); ranks are numbered node by node, LOCAL_RANK restarts per node, and
+      each node sees only its own GPUs (`_split_gpus`: disjoint sets, or none), as real nodes do.
     backend: force 'gloo' or 'nccl' (scripts read it via `ddp_lessons.backend.choose`); None = auto.
     threads_per_rank: CPU threads per rank; default max(1, cores // ranks on this machine).
     run_dir: where ranks write records; default a fresh folder under ./runs.
