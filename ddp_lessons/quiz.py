@@ -51,9 +51,10 @@ class Quiz:
     def html(self) -> str:
         """The question as HTML for readers without a kernel; the answer is folded in <details>."""
         items = "".join(f"<li>({LETTERS[i]}) {html.escape(o)}</li>" for i, o in enumerate(self.options))
-        answer = f"({LETTERS[self.answer]}) {html.escape(self.options[self.answer])}"
+        right = self.options[self.answer]
+        answer = f"({LETTERS[self.answer]}) {html.escape(right)}" + ("" if right.endswith((".", "?", "!")) else ".")
         return (f"<p><b>Quick check.</b> {html.escape(self.question)}</p><ul>{items}</ul>"
-                f"<details><summary>Answer</summary><p>{answer}. {html.escape(self.explanation)}</p>"
+                f"<details><summary>Answer</summary><p>{answer} {html.escape(self.explanation)}</p>"
                 "</details>")
 
     def widget(self):

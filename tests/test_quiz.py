@@ -33,6 +33,13 @@ def test_html_fallback_folds_the_answer():
     assert "<details><summary>Answer</summary><p>(b) during backward()" in page
 
 
+def test_html_fallback_ends_the_answer_with_one_period_whether_or_not_the_option_has_one():
+    for option in ("during backward()", "during backward()."):
+        page = quiz.Quiz(**{**Q, "options": ["in optimizer.step()", option, "in the DataLoader"]}).html()
+        assert "<p>(b) during backward(). DDP's autograd hooks" in page, page
+        assert ".." not in page
+
+
 def test_outside_a_kernel_only_text_is_shown():
     bundle = quiz.Quiz(**Q)._repr_mimebundle_()
     assert set(bundle) == {"text/plain", "text/html"}
