@@ -36,7 +36,7 @@ def test_html_fallback_folds_the_answer():
 def test_html_fallback_ends_the_answer_with_one_period_whether_or_not_the_option_has_one():
     for option in ("during backward()", "during backward()."):
         page = quiz.Quiz(**{**Q, "options": ["in optimizer.step()", option, "in the DataLoader"]}).html()
-        assert "<p>(b) during backward(). DDP's autograd hooks" in page, page
+        assert "<p>(b) during backward(). DDP&#x27;s autograd hooks" in page, page
         assert ".." not in page
 
 
