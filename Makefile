@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 TEST_CONSTRAINTS := constraints-ci.txt
 NBVAL := --nbval-lax --nbval-current-env --nbval-cell-timeout=300 --nbval-sanitize-with=tests/nbval_sanitize.cfg
 
-.PHONY: lab test test-gpu test-fast course exercises doctor clean
+.PHONY: lab lab-es test test-gpu test-fast course course-es exercises translations doctor clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ LAB_ARGS := --notebook-dir=notebooks --ServerApp.ip=127.0.0.1 $(if $(filter 0,$(
 lab: setup
 	$(PY) -m jupyter lab $(LAB_ARGS)
 
+# The Spanish edition (README.es.md): the file browser opens on notebooks/es/, served from the course's
+# folder so that the lessons' links to exercises/es/ open too.
+lab-es: setup
+	$(PY) -m jupyter lab $(subst --notebook-dir=notebooks,--notebook-dir=. --LabApp.default_url=/lab/tree/notebooks/es,$(LAB_ARGS))
+
 # The same CPU run on any machine: GPUs hidden (a GPU VM's CUDA torch then takes the CPU paths), and
 # a .venv whose packages differ from the pins (e.g. a custom torch for `make lab`) is refused.
 # Lessons run under nbval; solutions run once, in the grader test (tests/test_grading.py: every check
@@ -30,12 +35,14 @@ lab: setup
 test:
 	$(MAKE) setup PIP_CONSTRAINTS="-c $(TEST_CONSTRAINTS)"
 	$(PY) -m ddp_lessons doctor --check-pins $(TEST_CONSTRAINTS)
-	CUDA_VISIBLE_DEVICES="" $(PY) -m pytest -p no:cacheprovider $(NBVAL) tests notebooks
+	CUDA_VISIBLE_DEVICES="" $(PY) -m pytest -p no:cacheprovider $(NBVAL) --ignore=notebooks/es tests notebooks
 
 # The GPU paths on purpose, on the GPUs this machine shows: the lessons with GPU cells, the doctor's
 # smoke tests, and the unit tests of what decides backends and devices.
 GPU_LESSONS := notebooks/01_why_ddp.ipynb notebooks/03_devices.ipynb notebooks/06_gradient_sync.ipynb \
-	notebooks/09_scaling.ipynb
+	notebooks/09_scaling.ipynb notebooks/10_when_ddp_breaks.ipynb notebooks/12_to_the_cluster.ipynb \
+	notebooks/13_mixed_precision.ipynb notebooks/14_accelerate.ipynb \
+	notebooks/15_memory_and_sharding.ipynb
 test-gpu: setup
 	$(PY) -m ddp_lessons doctor
 	$(PY) -m pytest -p no:cacheprovider $(NBVAL) tests/test_backend.py tests/test_timing.py $(GPU_LESSONS)
@@ -47,11 +54,19 @@ test-fast: setup
 course: setup
 	$(PY) -m ddp_lessons course notebooks
 
+course-es: setup
+	$(PY) -m ddp_lessons course notebooks/es
+
 exercises: setup
 	$(PY) -m ddp_lessons make-exercises
+
+# notebooks/es/ and exercises/es/ from the English notebooks and the catalogs in i18n/es/ (AUTHORING.md).
+translations: setup
+	$(PY) -m ddp_lessons make-translations
 
 doctor: setup
 	$(PY) -m ddp_lessons doctor
 
 clean:
-	rm -rf runs notebooks/runs notebooks/scripts solutions/runs solutions/scripts test-output
+	rm -rf runs notebooks/runs notebooks/scripts solutions/runs solutions/scripts test-output \
+		notebooks/es/runs notebooks/es/scripts exercises/es/runs exercises/es/scripts

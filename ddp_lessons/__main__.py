@@ -1,3 +1,3 @@
-from ddp_lessons.cli import main
+from ddp_lessons.tooling.cli import main
 
 raise SystemExit(main())

@@ -18,7 +18,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from ddp_lessons import backend, processes
+from ddp_lessons import backend
+from ddp_lessons.runtime import processes
 
 DEFAULT_TIMEOUT = 120.0
 _RANK_ERROR = re.compile(r"^\[rank (\d+)\] (?:\[rank\d+\]: ?)?([A-Za-z_][\w.]*(?:Error|Exception)\b.*)")

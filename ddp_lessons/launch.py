@@ -8,8 +8,8 @@
   Jupyter and nbval see them (child processes' own file descriptors are not captured there);
 * it has a timeout, and on timeout or Jupyter's interrupt button it kills the whole process tree
   it started, by pid, and waits until no rank is left;
-* on a timeout it first takes every live rank's Python stack (`ddp_lessons.stacks`) and says
-  where each rank waits; on failure it names the root-cause rank (`ddp_lessons.diagnose`).
+* on a timeout it first takes every live rank's Python stack (`ddp_lessons.runtime.stacks`) and says
+  where each rank waits; on failure it names the root-cause rank (`ddp_lessons.runtime.diagnose`).
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from ddp_lessons import backend as _backend
-from ddp_lessons import diagnose, processes, stacks
-from ddp_lessons.diagnose import RankFailedError, RunTimeoutError  # noqa: F401 (the launcher's API)
-from ddp_lessons.rank_output import PREFIX_ENV, RANK_MARK, pump
-from ddp_lessons import progress as _progress
+from ddp_lessons.runtime import diagnose, processes, stacks
+from ddp_lessons.runtime.diagnose import RankFailedError, RunTimeoutError  # noqa: F401 (the launcher's API)
+from ddp_lessons.runtime.rank_output import PREFIX_ENV, RANK_MARK, pump
+from ddp_lessons.runtime import progress as _progress
 from ddp_lessons.records import RUN_DIR_ENV, new_run_dir
 
 DEFAULT_TIMEOUT = 120.0

@@ -7,13 +7,22 @@ on each click (no ``Output`` widget, so nbval can run the cell). Everywhere else
 on the web, a terminal, nbval's text comparison) it shows as readable text with the answer folded
 away, and ``quiz.check("b")`` gives the same feedback without widgets. Tests and authors trying a
 new question build a `Quiz(...)` directly.
+
+In a Spanish notebook (`ddp_lessons.i18n.language`) ``ask`` shows the question, options and feedback
+from ``data/quizzes.es.json`` (same keys; each entry holds the hash of the English it translates),
+and the words around them in Spanish too.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 import string
 from typing import Sequence
+
+from ddp_lessons import i18n
+from ddp_lessons.i18n import tr
 
 LETTERS = string.ascii_lowercase
 
@@ -22,7 +31,7 @@ class Quiz:
     """One multiple-choice question with a single right answer and an explanation."""
 
     def __init__(self, question: str, options: Sequence[str], answer: int | str, explanation: str = "",
-                 feedback: Sequence[str] | None = None):
+                 feedback: Sequence[str] | None = None, lang: str | None = None):
         if len(options) < 2:
             raise ValueError("a quiz needs at least two options")
         self.question = question
@@ -32,36 +41,40 @@ class Quiz:
         self.feedback = list(feedback) if feedback else None
         if self.feedback is not None and len(self.feedback) != len(self.options):
             raise ValueError("give one feedback line per option")
+        self.lang = lang or i18n.language()
         self.feedback_widget = None
 
     def check(self, choice: int | str) -> str:
         """Feedback for `choice` (an index, a letter 'a'..., or the option's text)."""
         picked = _index(choice, self.options)
         if picked == self.answer:
-            return f"✓ Correct. {self.explanation}".strip()
+            return tr("✓ Correct. {explanation}", lang=self.lang, explanation=self.explanation).strip()
         if self.feedback is not None:
-            return f"✗ Not quite: ({LETTERS[picked]}) is not it. {self.feedback[picked]} Try another option."
-        return f"✗ Not quite: ({LETTERS[picked]}) is not it. Think again, then try another option."
+            return tr("✗ Not quite: ({letter}) is not it. {feedback} Try another option.", lang=self.lang,
+                      letter=LETTERS[picked], feedback=self.feedback[picked])
+        return tr("✗ Not quite: ({letter}) is not it. Think again, then try another option.", lang=self.lang,
+                  letter=LETTERS[picked])
 
     def text(self) -> str:
         """The question as plain text, options lettered, answer not shown."""
         lines = [self.question] + [f"  ({LETTERS[i]}) {opt}" for i, opt in enumerate(self.options)]
-        return "\n".join(lines + ["Answer with quiz.check(letter), or click an option in JupyterLab."])
+        return "\n".join(lines + [tr("Answer with quiz.check(letter), or click an option in JupyterLab.",
+                                      lang=self.lang)])
 
     def html(self) -> str:
         """The question as HTML for readers without a kernel; the answer is folded in <details>."""
         items = "".join(f"<li>({LETTERS[i]}) {html.escape(o)}</li>" for i, o in enumerate(self.options))
         right = self.options[self.answer]
         answer = f"({LETTERS[self.answer]}) {html.escape(right)}" + ("" if right.endswith((".", "?", "!")) else ".")
-        return (f"<p><b>Quick check.</b> {html.escape(self.question)}</p><ul>{items}</ul>"
-                f"<details><summary>Answer</summary><p>{answer} {html.escape(self.explanation)}</p>"
-                "</details>")
+        return (f"<p><b>{tr('Quick check.', lang=self.lang)}</b> {html.escape(self.question)}</p><ul>{items}</ul>"
+                f"<details><summary>{tr('Answer', lang=self.lang)}</summary>"
+                f"<p>{answer} {html.escape(self.explanation)}</p></details>")
 
     def widget(self):
         """The interactive version: radio buttons and a feedback line (needs ipywidgets)."""
         import ipywidgets as widgets
 
-        prompt = widgets.HTML(f"<b>Quick check.</b> {html.escape(self.question)}")
+        prompt = widgets.HTML(f"<b>{tr('Quick check.', lang=self.lang)}</b> {html.escape(self.question)}")
         choices = widgets.RadioButtons(
             options=[(f"({LETTERS[i]}) {o}", i) for i, o in enumerate(self.options)],
             value=None, layout=widgets.Layout(width="max-content"))
@@ -112,31 +125,50 @@ def _live_kernel() -> bool:
 _last: Quiz | None = None
 
 
-def _questions() -> dict:
-    """The stored questions: {lesson: [{question, options, feedback, key}, ...]} from data/quizzes.json."""
-    import json
+def _questions(lang: str = i18n.SOURCE) -> dict:
+    """The stored questions: {lesson: [{question, options, feedback, key}, ...]} from data/quizzes.json,
+    or for another language its translations {lesson: [{en, question, options, feedback}, ...]}."""
     from importlib.resources import files
 
-    return json.loads(files("ddp_lessons").joinpath("data/quizzes.json").read_text(encoding="utf-8"))
+    name = "data/quizzes.json" if lang == i18n.SOURCE else f"data/quizzes.{lang}.json"
+    resource = files("ddp_lessons").joinpath(name)
+    return json.loads(resource.read_text(encoding="utf-8")) if resource.is_file() else {}
 
 
-def ask(lesson: str, n: int = 1) -> Quiz:
-    """Question `n` of `lesson` from data/quizzes.json as a `Quiz` (widget in JupyterLab, text elsewhere)."""
+def english_hash(entry: dict) -> str:
+    """What a translation records of the English entry it translates: a hash of its question,
+    options and feedback (the drift test compares it with today's)."""
+    text = json.dumps([entry["question"], entry["options"], entry["feedback"]], ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def from_entry(entry: dict, lang: str | None = None) -> Quiz:
+    """A stored question ``{question, options, feedback, key}`` as a `Quiz` in `lang`."""
     import base64
 
+    letter = base64.b64decode(entry["key"]).decode().rsplit("-", 1)[1]  # encoded only against peeking
+    right = LETTERS.index(letter)
+    return Quiz(entry["question"], entry["options"], letter, entry["feedback"][right], entry["feedback"], lang=lang)
+
+
+def ask(lesson: str, n: int = 1, lang: str | None = None) -> Quiz:
+    """Question `n` of `lesson` from data/quizzes.json as a `Quiz` (widget in JupyterLab, text elsewhere),
+    in the notebook's language (or `lang`) when a translation exists."""
     global _last
+    lang = lang or i18n.language()
     entries = _questions().get(lesson, []) if not lesson.startswith("_") else []
     if not 1 <= n <= len(entries):
         raise ValueError(f"lesson {lesson!r} has no question {n} (it has {len(entries)}) in data/quizzes.json")
     entry = entries[n - 1]
-    letter = base64.b64decode(entry["key"]).decode().rsplit("-", 1)[1]  # encoded only against peeking
-    right = LETTERS.index(letter)
-    _last = Quiz(entry["question"], entry["options"], letter, entry["feedback"][right], entry["feedback"])
+    translated = _questions(lang).get(lesson, []) if lang != i18n.SOURCE else []
+    if n <= len(translated) and not translated[n - 1].get("todo"):
+        entry = {**translated[n - 1], "key": entry["key"]}
+    _last = from_entry(entry, lang)
     return _last
 
 
 def check(choice: int | str) -> None:
     """Text-mode answer to the last question asked, e.g. ``quiz.check("b")``: prints the feedback."""
     if _last is None:
-        raise RuntimeError('no question asked yet: run a quiz.ask("NN", k) cell first')
+        raise RuntimeError(tr('no question asked yet: run a quiz.ask("NN", k) cell first'))
     print(_last.check(choice))

@@ -60,7 +60,7 @@ def load(directory: str | os.PathLike, name: str) -> list[dict[str, Any]]:
 
 
 PROGRESS = "progress"
-"""The record name of live progress (``progress.rankR.json``), read by `ddp_lessons.progress`."""
+"""The record name of live progress (``progress.rankR.json``), read by `ddp_lessons.runtime.progress`."""
 PROGRESS_INTERVAL = 0.25
 """Seconds between two progress writes of one rank at most (the first and last step always write)."""
 _progress_state: dict[str, float] = {}

@@ -7,7 +7,7 @@ import nbformat
 import nbformat.v4 as v4
 import pytest
 
-from ddp_lessons import exercises
+from ddp_lessons.tooling import exercises
 
 
 def check_cell(source, points):

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from ddp_lessons import processes
+from ddp_lessons.runtime import processes
 
 INSTALL_HINT = "sudo apt-get install slurm-wlm munge (Debian/Ubuntu)"
 DAEMONS = ("munged", "slurmctld", "slurmd")

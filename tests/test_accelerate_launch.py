@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from ddp_lessons import accelerate_launch, processes
+from ddp_lessons import accelerate_launch
+from ddp_lessons.runtime import processes
 
 SCRIPT = Path(__file__).parent / "scripts" / "accelerate_ranks.py"
 

@@ -8,7 +8,7 @@ Chromium; without it the test skips with the install hint (fails under CI). Scre
 import psutil
 import pytest
 
-from ddp_lessons import processes
+from ddp_lessons.runtime import processes
 from test_browser_quiz import SCREENSHOTS, UI_TIMEOUT_MS, notebook_page, require_chromium, serve_lab, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

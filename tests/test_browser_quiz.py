@@ -21,7 +21,8 @@ import nbformat
 import nbformat.v4 as v4
 import pytest
 
-from ddp_lessons import processes, quiz
+from ddp_lessons import quiz
+from ddp_lessons.runtime import processes
 
 pytestmark = pytest.mark.browser
 

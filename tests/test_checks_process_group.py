@@ -8,7 +8,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ddp_lessons import backend, checks, exercises, records
+from ddp_lessons import backend, checks, records
+from ddp_lessons.tooling import exercises
 
 SOLUTION = Path(__file__).parents[1] / "solutions" / "02_process_group.ipynb"
 

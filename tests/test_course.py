@@ -1,7 +1,7 @@
 """The course runner: does it report each notebook's first error and total the run?"""
 import nbformat
 
-from ddp_lessons import course
+from ddp_lessons.tooling import course
 
 
 def test_execute_reports_the_first_error_line_and_never_raises(tmp_path):

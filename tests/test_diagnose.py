@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from ddp_lessons import diagnose, launch
+from ddp_lessons import launch
+from ddp_lessons.runtime import diagnose
 
 DATA = Path(__file__).parent / "data" / "diagnose"
 SCRIPTS = Path(__file__).parent / "scripts"

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ddp_lessons import backend, doctor
+from ddp_lessons import backend
+from ddp_lessons.tooling import doctor
 
 
 @pytest.mark.slow
@@ -122,3 +123,13 @@ def test_make_test_hides_gpus_and_checks_the_pins():
     assert "solutions" not in pytest_lines[0]  # solutions run once, through the grader's test
     assert "CUDA_VISIBLE_DEVICES" not in pytest_lines[1] and "06_gradient_sync" in pytest_lines[1]
     assert any("doctor --check-pins constraints-ci.txt" in line for line in dry)
+
+
+def test_text_report_says_how_each_grading_limit_is_enforced_here():
+    info = doctor.report(nproc=2, smoke=False)
+    assert set(info["grading_limits"]) >= {"memory", "processes", "disk", "output"}
+    assert "grading limits here: memory by " in doctor.format_report(info)
+    info["grading_limits"] = {"memory": "a watchdog", "processes": "a watchdog", "disk": "a watch",
+                              "output": "the grader", "why_no_cgroup": "systemd is not running here"}
+    assert ("grading limits here: memory by a watchdog, processes by a watchdog, disk by a watch, output by "
+            "the grader (no cgroup: systemd is not running here)") in doctor.format_report(info)

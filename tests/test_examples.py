@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from ddp_lessons import launch, processes
+from ddp_lessons import launch
+from ddp_lessons.runtime import processes
 from ddp_lessons.diffs import written_script
 
 EXAMPLES = Path(__file__).parent.parent / "examples"

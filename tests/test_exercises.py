@@ -5,7 +5,7 @@ import nbformat
 import nbformat.v4 as v4
 import pytest
 
-from ddp_lessons import cli, exercises
+from ddp_lessons.tooling import cli, exercises
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted((ROOT / "solutions").glob(exercises.NOTEBOOK_PATTERN))

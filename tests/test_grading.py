@@ -8,7 +8,9 @@ import nbformat
 import nbformat.v4 as v4
 import pytest
 
-from ddp_lessons import cli, exercises, grading, processes
+from ddp_lessons import grading
+from ddp_lessons.runtime import processes
+from ddp_lessons.tooling import cli, exercises
 from grading_course import CORRECT, answer, course, submit  # noqa: F401 (course is a fixture)
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -66,8 +66,8 @@ def test_score_distribution_is_each_students_share_of_the_points():
 def test_class_report_tables_statuses_and_lists_least_passed_checks_first(tmp_path):
     markdown, figure = report.write_report(CLASS, tmp_path / "grades-report.md")
     text = markdown.read_text()
-    assert "| 05_sampler | 4 | 2.3 | 3 | 0 | 4 | 1 | 0 | 0 |" in text
-    assert "| 08_checkpoint | 2 | 0.7 | 0 | 0 | 2 | 0 | 1 | 1 |" in text
+    assert "| 05_sampler | 4 | 2.3 | 3 | 0 | 4 | 1 | 0 | 0 | 0 |" in text
+    assert "| 08_checkpoint | 2 | 0.7 | 0 | 0 | 2 | 0 | 1 | 1 | 0 |" in text
     checks = text.split("## Checks, least passed first")[1]
     assert checks.index("coverage") < checks.index("shards match")
     assert figure.read_bytes().startswith(b"\x89PNG") and "grades-report.png" in text

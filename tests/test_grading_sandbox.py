@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ddp_lessons import cli
+from ddp_lessons.tooling import cli
 from ddp_lessons.grading import sandbox
 from grading_course import CORRECT, answer, make_course, submit
 
@@ -139,7 +139,7 @@ def test_writes_outside_scratch_and_reading_another_students_notebook_fail_and_c
 def test_torchrun_rendezvous_works_inside_the_sandbox_on_loopback(tmp_path):
     """Exercises launch 2 ranks from the kernel: their rendezvous must work in the private network."""
     require_bwrap()
-    probe = ("from ddp_lessons import doctor; smoke = doctor._smoke(2, 120); print(smoke)\n"
+    probe = ("from ddp_lessons.tooling import doctor; smoke = doctor._smoke(2, 120); print(smoke)\n"
              "import socket; socket.create_connection(('192.0.2.1', 80), timeout=2)")  # TEST-NET-1
     command = sandbox.Sandbox([ROOT / "solutions"]).command([sys.executable, "-c", probe], tmp_path, tmp_path)
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ddp_lessons import launch, processes, records, stacks
+from ddp_lessons import launch, records
+from ddp_lessons.runtime import processes, stacks
 
 SCRIPTS = Path(__file__).parent / "scripts"
 

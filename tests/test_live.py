@@ -15,7 +15,8 @@ import psutil
 import pytest
 from IPython.core.error import UsageError
 
-from ddp_lessons import backend, processes, stacks
+from ddp_lessons import backend
+from ddp_lessons.runtime import processes, stacks
 from ddp_lessons.launch import LaunchError
 from ddp_lessons.live import hangs, magics, watchdog
 from ddp_lessons.live.group import LiveError, RankGroup

@@ -1,10 +1,10 @@
 """`python -m ddp_lessons bench-live`: registered as a command, and its report's arithmetic."""
-from ddp_lessons import cli
-from ddp_lessons.live import bench
+from ddp_lessons.tooling import bench_live as bench
+from ddp_lessons.tooling import cli
 
 
 def test_bench_live_is_a_course_command():
-    assert cli.COMMANDS["bench-live"][0] == "ddp_lessons.live.bench"
+    assert cli.COMMANDS["bench-live"][0] == "ddp_lessons.tooling.bench_live"
 
 
 def test_the_report_gives_medians_goals_and_the_launch_to_cell_ratio():

@@ -33,3 +33,23 @@ def test_ci_pins_cpu_torch_and_runs_make_test():
     assert "torch==2.13.0" in (ROOT / "constraints-ci.txt").read_text()
     assert "make test" in (ROOT / ".ci" / "run").read_text()
     assert "constraints-ci.txt" in (ROOT / "Makefile").read_text()
+
+
+def test_package_data_globs_match_the_files_the_package_needs():
+    """Each package-data glob still names files (a moved folder would ship without them)."""
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    for pattern in data["ddp_lessons"]:
+        assert list((ROOT / "ddp_lessons").glob(pattern)), f"package-data {pattern!r} matches no file"
+    shipped = {path for pattern in data["ddp_lessons"] for path in (ROOT / "ddp_lessons").glob(pattern)}
+    from ddp_lessons.runtime import stacks
+    assert stacks.HOOKS_DIR / "sitecustomize.py" in shipped  # put on every rank's PYTHONPATH
+
+
+def test_console_scripts_name_functions_that_exist():
+    import importlib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert set(scripts) == {"ddp-lessons", "ddp-doctor"}
+    for target in scripts.values():
+        module, _, function = target.partition(":")
+        assert callable(getattr(importlib.import_module(module), function)), target

@@ -3,7 +3,7 @@ import subprocess
 import sys
 import time
 
-from ddp_lessons import processes
+from ddp_lessons.runtime import processes
 
 SLEEPERS = [sys.executable, "-c",
             "import subprocess, sys, time\n"

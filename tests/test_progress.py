@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ddp_lessons import launch, progress, records
+from ddp_lessons import launch, records
+from ddp_lessons.runtime import progress
 
 SCRIPTS = Path(__file__).parent / "scripts"
 

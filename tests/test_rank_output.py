@@ -3,7 +3,8 @@ import sys
 import threading
 from pathlib import Path
 
-from ddp_lessons import launch, rank_output
+from ddp_lessons import launch
+from ddp_lessons.runtime import rank_output
 
 
 def test_a_line_split_by_another_ranks_line_is_put_back_together(capsys):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ddp_lessons import processes, stacks
+from ddp_lessons.runtime import processes, stacks
 
 DATA = Path(__file__).parent / "data" / "stacks"  # dumps of scripts/10_uneven.py, hung (real, 2026-12-01)
 

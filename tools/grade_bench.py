@@ -18,8 +18,9 @@ from pathlib import Path
 
 import nbformat
 
-from ddp_lessons import backend, exercises
+from ddp_lessons import backend
 from ddp_lessons.grading import jobs
+from ddp_lessons.tooling import exercises
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("correct", "half done", "correct", "untouched", "correct", "not submitted")

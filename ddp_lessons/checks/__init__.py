@@ -9,7 +9,10 @@ the ranks recorded (``checks.ddp_gradients(records.load(run.run_dir, "gradients"
 
 Topic modules, by exercise: `gradients` (1 and 4), `process_group` (2), `devices` (3), `sampler` (5),
 `no_sync` (6), `set_epoch` (7), `checkpoint` (8), `scaling` (9), `bug_hunt` (10), `metrics` (11),
-`restart` (12), `amp` (13), `accelerate_port` (14); `common` holds what they share.
+`restart` (12), `amp` (13), `accelerate_port` (14), `memory` (15); `common` holds what they share.
+
+Hints are `ddp_lessons.i18n.tr` templates, shown in the exercise's language (Spanish in exercises/es/);
+tests/test_translations.py makes the checks of every translated exercise use them.
 """
 
 from ddp_lessons.checks.accelerate_port import accelerate_port, accelerate_port_run
@@ -19,9 +22,11 @@ from ddp_lessons.checks.bug_hunt import (device_ids_per_node, every_parameter_ge
 from ddp_lessons.checks.checkpoint import checkpointing
 from ddp_lessons.checks.devices import device_and_backend, torchrun_env
 from ddp_lessons.checks.gradients import averaged_gradients, ddp_gradients, replica_gradients
+from ddp_lessons.checks.memory import bytes_formula, bytes_measured
 from ddp_lessons.checks.metrics import batch_arithmetic, distributed_accuracy, real_distributed_accuracy
 from ddp_lessons.checks.no_sync import gradient_accumulation
-from ddp_lessons.checks.process_group import mean_across_ranks, process_group_setup, setup_on_simulated_gpus
+from ddp_lessons.checks.process_group import (launched_records, mean_across_ranks, process_group_setup,
+                                              setup_on_simulated_gpus)
 from ddp_lessons.checks.restart import restartable
 from ddp_lessons.checks.sampler import coverage_counts, sampler_shards
 from ddp_lessons.checks.scaling import strong_scaling, weak_scaling
@@ -29,7 +34,7 @@ from ddp_lessons.checks.set_epoch import set_epoch_used
 
 __all__ = [
     "replica_gradients", "averaged_gradients",  # 1
-    "process_group_setup", "mean_across_ranks", "setup_on_simulated_gpus",  # 2
+    "process_group_setup", "launched_records", "mean_across_ranks", "setup_on_simulated_gpus",  # 2
     "torchrun_env", "device_and_backend",  # 3
     "ddp_gradients",  # 4
     "sampler_shards", "coverage_counts",  # 5
@@ -43,4 +48,5 @@ __all__ = [
     "restartable",  # 12
     "amp_run", "amp_training",  # 13
     "accelerate_port", "accelerate_port_run",  # 14
+    "bytes_formula", "bytes_measured",  # 15
 ]

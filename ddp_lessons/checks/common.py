@@ -1,10 +1,15 @@
-"""What the checks share: the ✓ line, one record per rank, and the comparisons that pick a hint."""
+"""What the checks share: the ✓ line, one record per rank, and the comparisons that pick a hint.
+
+Every message a check shows is a `ddp_lessons.i18n.tr` template (the Spanish sits in
+`ddp_lessons.i18n.messages_es`), so a Spanish exercise prints its hints in Spanish."""
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
 import torch
+
+from ddp_lessons.i18n import tr
 
 Rows = Sequence[dict[str, Any]]
 """The ranks' records, as `records.load` returns them: one dict per rank, sorted by rank."""
@@ -18,8 +23,8 @@ def passed(message: str) -> None:
 def ranks_are(rows: Rows, nproc: int, name: str) -> None:
     """Assert that `rows` holds one record `name` from each rank 0..nproc-1, in order."""
     ranks = [row["rank"] for row in rows]
-    assert ranks == list(range(nproc)), \
-        f"expected one {name!r} record from each rank 0..{nproc - 1}, got ranks {ranks}"
+    assert ranks == list(range(nproc)), tr("expected one {name!r} record from each rank 0..{last}, got ranks {ranks}",
+                                           name=name, last=nproc - 1, ranks=ranks)
 
 
 def flat(values: Any) -> torch.Tensor:

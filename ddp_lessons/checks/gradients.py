@@ -9,6 +9,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from ddp_lessons.checks.common import Rows, close, difference, factor, passed, ranks_are
+from ddp_lessons.i18n import tr
 
 
 def _replica_case(world_size: int) -> tuple[nn.Module, torch.Tensor, torch.Tensor, list]:
@@ -32,24 +33,26 @@ def replica_gradients(student_fn: Callable) -> None:
         model, inputs, targets, shards = _replica_case(world)
         got = student_fn(model, shards)
         expected = [_gradient(model, x, y) for x, y in shards]
-        assert len(got) == world, f"return one list of gradients per shard: {world} shards, got {len(got)}"
+        assert len(got) == world, tr("return one list of gradients per shard: {world} shards, got {got}",
+                                     world=world, got=len(got))
         for rank, (grads, wanted) in enumerate(zip(got, expected)):
-            where = f"{world} replicas, replica {rank}"
-            assert len(grads) == len(wanted), \
-                f"{where}: return one gradient per parameter ({len(wanted)}), got {len(grads)}"
+            where = tr("{world} replicas, replica {rank}", world=world, rank=rank)
+            assert len(grads) == len(wanted), tr("{where}: return one gradient per parameter ({expected}), "
+                                                 "got {got}", where=where, expected=len(wanted), got=len(grads))
             if close(grads, wanted):
                 continue
-            assert not close(grads, [sum(g) for g in zip(*expected[:rank + 1])]), (
-                f"{where}: this gradient holds the earlier replicas' gradients too: backward() adds "
-                "to .grad, so zero the gradients (model.zero_grad()) before each replica's backward")
+            assert not close(grads, [sum(g) for g in zip(*expected[:rank + 1])]), tr(
+                "{where}: this gradient holds the earlier replicas' gradients too: backward() adds "
+                "to .grad, so zero the gradients (model.zero_grad()) before each replica's backward", where=where)
             scale = factor(grads, wanted)
-            assert scale is None, (f"{where}: your gradient is {scale:g}x the expected one: use the "
-                                   "mean loss over the shard (F.mse_loss's default), not the sum")
-            assert not close(grads, _gradient(model, inputs, targets)), \
-                f"{where}: this is the whole batch's gradient: replica r computes on shards[r] only"
-            raise AssertionError(f"{where}: expected the gradient of the mean loss on shards[{rank}]; "
-                                 f"max |difference| {difference(grads, wanted):.3g}")
-    passed("each replica's gradient is the mean-loss gradient of its own shard")
+            assert scale is None, tr("{where}: your gradient is {scale:g}x the expected one: use the mean loss "
+                                     "over the shard (F.mse_loss's default), not the sum", where=where, scale=scale)
+            assert not close(grads, _gradient(model, inputs, targets)), tr(
+                "{where}: this is the whole batch's gradient: replica r computes on shards[r] only", where=where)
+            raise AssertionError(tr("{where}: expected the gradient of the mean loss on shards[{rank}]; "
+                                    "max |difference| {difference:.3g}", where=where, rank=rank,
+                                    difference=difference(grads, wanted)))
+    passed(tr("each replica's gradient is the mean-loss gradient of its own shard"))
 
 
 def averaged_gradients(student_fn: Callable) -> None:
@@ -59,19 +62,20 @@ def averaged_gradients(student_fn: Callable) -> None:
         per_replica = [_gradient(model, x, y) for x, y in shards]
         got = student_fn(per_replica)
         whole_batch = _gradient(model, inputs, targets)
-        assert len(got) == len(whole_batch), \
-            f"return one averaged gradient per parameter ({len(whole_batch)}), got {len(got)}"
+        assert len(got) == len(whole_batch), tr("return one averaged gradient per parameter ({expected}), "
+                                                "got {got}", expected=len(whole_batch), got=len(got))
         if close(got, whole_batch):
             continue
-        assert not close(got, [world * g for g in whole_batch]), (
-            f"{world} replicas: you summed the replicas' gradients; DDP's all-reduce averages them "
-            "(the sum divided by the world size)")
-        assert not close(got, per_replica[0]), \
-            f"{world} replicas: that is replica 0's gradient alone: average over all replicas"
-        raise AssertionError(f"{world} replicas: the average of the replicas' gradients should equal "
-                             f"the whole batch's; max |difference| {difference(got, whole_batch):.3g}")
-    passed(f"the mean of the replicas' gradients is the whole batch's gradient "
-           f"(max |difference| {difference(got, whole_batch):.1e})")
+        assert not close(got, [world * g for g in whole_batch]), tr(
+            "{world} replicas: you summed the replicas' gradients; DDP's all-reduce averages them "
+            "(the sum divided by the world size)", world=world)
+        assert not close(got, per_replica[0]), tr(
+            "{world} replicas: that is replica 0's gradient alone: average over all replicas", world=world)
+        raise AssertionError(tr("{world} replicas: the average of the replicas' gradients should equal the "
+                                "whole batch's; max |difference| {difference:.3g}", world=world,
+                                difference=difference(got, whole_batch)))
+    passed(tr("the mean of the replicas' gradients is the whole batch's gradient (max |difference| "
+              "{difference:.1e})", difference=difference(got, whole_batch)))
 
 
 def ddp_gradients(rows: Rows, nproc: int = 2) -> None:
@@ -79,19 +83,19 @@ def ddp_gradients(rows: Rows, nproc: int = 2) -> None:
     ranks_are(rows, nproc, "gradients")
     first = rows[0]
     for row in rows[1:]:
-        assert close(row["parameters"], first["parameters"]), (
-            f"rank {row['rank']}'s weights differ from rank 0's: DDP(model) copies rank 0's weights "
-            "to every rank when it is built. Did you wrap the model?")
-        assert close(row["gradients"], first["gradients"]), (
-            f"rank {row['rank']}'s gradients differ from rank 0's: run the forward pass through the DDP "
-            "wrapper (ddp_model(inputs)); only then does backward() all-reduce the gradients")
+        assert close(row["parameters"], first["parameters"]), tr(
+            "rank {rank}'s weights differ from rank 0's: DDP(model) copies rank 0's weights "
+            "to every rank when it is built. Did you wrap the model?", rank=row["rank"])
+        assert close(row["gradients"], first["gradients"]), tr(
+            "rank {rank}'s gradients differ from rank 0's: run the forward pass through the DDP "
+            "wrapper (ddp_model(inputs)); only then does backward() all-reduce the gradients", rank=row["rank"])
     reference = first["single_process_gradients"]
     scale = factor(first["gradients"], reference)
-    assert scale is None, (
-        f"the gradients are {scale:g}x one process's gradient on the whole batch: use the mean "
-        "loss on each rank (DDP averages across ranks, so a summed loss scales it by the batch size)")
-    assert close(first["gradients"], reference), (
-        "every rank holds the same gradient, but not the whole batch's: "
-        f"max |difference| {difference(first['gradients'], reference):.3g}")
-    passed(f"all {nproc} ranks hold one process's gradient on the whole batch "
-           f"(max |difference| {difference(first['gradients'], reference):.1e})")
+    assert scale is None, tr(
+        "the gradients are {scale:g}x one process's gradient on the whole batch: use the mean "
+        "loss on each rank (DDP averages across ranks, so a summed loss scales it by the batch size)", scale=scale)
+    assert close(first["gradients"], reference), tr(
+        "every rank holds the same gradient, but not the whole batch's: max |difference| {difference:.3g}",
+        difference=difference(first["gradients"], reference))
+    passed(tr("all {nproc} ranks hold one process's gradient on the whole batch (max |difference| {difference:.1e})",
+              nproc=nproc, difference=difference(first["gradients"], reference)))

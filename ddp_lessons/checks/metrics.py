@@ -15,6 +15,7 @@ seconds, so one per world size would be far too slow. It runs the student's ``ev
 
 from __future__ import annotations
 
+import collections
 import copy
 import importlib.util
 import math
@@ -152,6 +153,41 @@ class ThreadRanks:
         return results
 
 
+class SampleCounter(torch.nn.Module):
+    """Wraps the check's model: counts, per thread rank, which samples of `dataset` pass through it
+    (a sample is recognised by its input values), whatever way the student reads the data set."""
+
+    def __init__(self, model: torch.nn.Module, dataset: TensorDataset, ranks: "ThreadRanks"):
+        super().__init__()
+        self.model, self.ranks = model, ranks
+        self.index = {tuple(row.tolist()): i for i, row in enumerate(dataset.tensors[0])}
+        self.seen = [collections.Counter() for _ in range(ranks.world)]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        counts = self.seen[self.ranks.rank()]
+        for row in x.detach().reshape(-1, x.shape[-1]).tolist():
+            if tuple(row) in self.index:
+                counts[self.index[tuple(row)]] += 1
+        return self.model(x)
+
+
+def _coverage_hint(counter: SampleCounter, size: int, world: int) -> str | None:
+    """Why the ranks' evaluations do not split the data set into shares, or None when they do."""
+    share = -(-size // world)  # ceil(N / W): a rank's share, padding included
+    missed = sorted(set(range(size)) - set().union(*counter.seen))
+    if missed:
+        return (f"samples {missed[:6]}{'...' if len(missed) > 6 else ''} were never evaluated by any rank, "
+                "yet the accuracy came out right")
+    for rank, counts in enumerate(counter.seen):
+        evaluated = sum(counts.values())
+        if evaluated > share:
+            whole = " (the whole data set)" if set(counts) == set(range(size)) else ""
+            return (f"rank {rank} evaluated {evaluated} samples{whole}, more than its share of {size} samples "
+                    f"on {world} ranks, {share}: the right number at {world} times the work. Give each rank "
+                    "its own shard, range(rank, N, W), and combine the counts")
+    return None
+
+
 def _accuracy_hint(got: float, size: int, world: int, model, dataset) -> str:
     """What a wrong accuracy most likely came from."""
     x, y = dataset.tensors
@@ -183,7 +219,8 @@ def distributed_accuracy(script: str | os.PathLike, cases: Sequence[tuple[int, i
         model, dataset = make_case(size)
         expected = single_process_accuracy(model, dataset)
         ranks = ThreadRanks(world)
-        results = ranks.run(lambda: evaluate(model, dataset))
+        counter = SampleCounter(model, dataset, ranks)
+        results = ranks.run(lambda: evaluate(counter, dataset))
         errors = {rank: r for rank, r in enumerate(results) if isinstance(r, BaseException)}
         waited = {rank: e for rank, e in errors.items() if isinstance(e, RankWaitedError)}
         failed = {rank: e for rank, e in errors.items() if not isinstance(e, RankWaitedError)}
@@ -214,8 +251,11 @@ def distributed_accuracy(script: str | os.PathLike, cases: Sequence[tuple[int, i
         assert close(results[0], expected), (
             f"{size} samples on {world} ranks: expected the single-process accuracy {expected:.6f}, "
             f"got {results[0]:.6f}: " + _accuracy_hint(results[0], size, world, model, dataset))
+        coverage = _coverage_hint(counter, size, world)
+        assert coverage is None, f"{size} samples on {world} ranks: {coverage}"
     passed(f"exact single-process accuracy on every rank for {len(cases)} (size, world) pairs, "
-           f"sizes {min(s for s, _ in cases)}-{max(s for s, _ in cases)}, worlds up to {max(w for _, w in cases)}")
+           f"sizes {min(s for s, _ in cases)}-{max(s for s, _ in cases)}, worlds up to {max(w for _, w in cases)}, "
+           "each rank evaluating its own share")
 
 
 def real_distributed_accuracy(script: str | os.PathLike, nproc: int = 2, timeout: float = 90) -> None:

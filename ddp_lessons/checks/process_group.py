@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ddp_lessons import backend
+from ddp_lessons import backend, records
 from ddp_lessons.checks.common import Rows, close, passed, ranks_are
+from ddp_lessons.i18n import tr
 
 
 def process_group_setup(rows: Rows, nproc: int = 2) -> None:
@@ -12,29 +13,43 @@ def process_group_setup(rows: Rows, nproc: int = 2) -> None:
     for row in rows:
         rank = row["rank"]
         expected = backend.choose(local_rank=row["local_rank"], local_world_size=nproc)
-        assert row["world"] == nproc, f"rank {rank} sees a world of {row['world']}, expected {nproc}"
-        assert row["backend"] == expected.backend, (
-            f"rank {rank} joined with {row['backend']!r}, but this machine needs {expected.backend!r} "
-            f"({expected.reason}): pass backend.choose().backend to init_process_group, not a fixed name")
-        assert row["device"] == str(expected.device), (
-            f"rank {rank} computes on {row['device']}, expected {expected.device}: take the device "
-            "from backend.choose(local_rank), where local_rank = int(os.environ['LOCAL_RANK'])")
+        assert row["world"] == nproc, tr("rank {rank} sees a world of {world}, expected {nproc}",
+                                         rank=rank, world=row["world"], nproc=nproc)
+        assert row["backend"] == expected.backend, tr(
+            "rank {rank} joined with {got!r}, but this machine needs {expected!r} ({reason}): pass "
+            "backend.choose().backend to init_process_group, not a fixed name",
+            rank=rank, got=row["backend"], expected=expected.backend, reason=expected.reason)
+        assert row["device"] == str(expected.device), tr(
+            "rank {rank} computes on {got}, expected {expected}: take the device from "
+            "backend.choose(local_rank), where local_rank = int(os.environ['LOCAL_RANK'])",
+            rank=rank, got=row["device"], expected=expected.device)
         if expected.device.type == "cuda":
-            assert row["cuda_device"] == expected.device.index, (
-                f"rank {rank}'s current CUDA device is cuda:{row['cuda_device']}, expected "
-                f"{expected.device}: call torch.cuda.set_device(device) before init_process_group")
-    passed(f"{nproc} ranks joined with {rows[0]['backend']}, {_placement([row['device'] for row in rows])}")
+            assert row["cuda_device"] == expected.device.index, tr(
+                "rank {rank}'s current CUDA device is cuda:{got}, expected {expected}: call "
+                "torch.cuda.set_device(device) before init_process_group",
+                rank=rank, got=row["cuda_device"], expected=expected.device)
+    passed(tr("{nproc} ranks joined with {backend}, {placement}", nproc=nproc, backend=rows[0]["backend"],
+              placement=_placement([row["device"] for row in rows])))
 
 
 def _placement(devices: list[str]) -> str:
     """'each on its own device: cuda:0, cuda:1', or which ranks share a device (e.g. one GPU)."""
     if len(set(devices)) == len(devices):
-        return "each on its own device: " + ", ".join(devices)
+        return tr("each on its own device: {devices}", devices=", ".join(devices))
     if devices[0] == "cpu" and len(set(devices)) == 1:
-        return "all on the CPU (each a process of its own)"
+        return tr("all on the CPU (each a process of its own)")
     shared = {d: [r for r, x in enumerate(devices) if x == d] for d in dict.fromkeys(devices)}
-    return "; ".join(f"ranks {', '.join(map(str, ranks))} share {d}" if len(ranks) > 1
-                     else f"rank {ranks[0]} on {d}" for d, ranks in shared.items())
+    return "; ".join(tr("ranks {ranks} share {device}", ranks=", ".join(map(str, ranks)), device=d)
+                     if len(ranks) > 1 else tr("rank {rank} on {device}", rank=ranks[0], device=d)
+                     for d, ranks in shared.items())
+
+
+def launched_records(run, name: str = "setup") -> Rows:
+    """What the ranks of an earlier check cell's launch (`run`, None if it failed) recorded as `name`."""
+    assert run is not None, tr(
+        "the launch in the check cell above must succeed first: this check reads what its ranks recorded "
+        "(fix the script until that cell runs without error)")
+    return records.load(run.run_dir, name)
 
 
 def mean_across_ranks(rows: Rows) -> None:
@@ -43,16 +58,17 @@ def mean_across_ranks(rows: Rows) -> None:
     mean = [value / len(rows) for value in total]
     for row in rows:
         rank, got = row["rank"], row["mean"]
-        assert len(rows) == 1 or not close(got, total), (
-            f"rank {rank} got the sum {got}: all_reduce sums by default; divide by dist.get_world_size()")
-        assert not close(got, row["value_before"]), (
-            f"rank {rank} got back its own value {got}: dist.all_reduce(tensor) combines the tensor "
-            "across ranks")
-        assert close(got, mean), f"rank {rank} got {got}, expected the mean {mean}"
-        assert row["value_after"] == row["value_before"], (
-            f"rank {rank}'s input changed from {row['value_before']} to {row['value_after']}: "
-            "all_reduce works in place, so reduce a copy (value.clone())")
-    passed(f"every rank got the mean {mean} and kept its own value")
+        assert len(rows) == 1 or not close(got, total), tr(
+            "rank {rank} got the sum {got}: all_reduce sums by default; divide by dist.get_world_size()",
+            rank=rank, got=got)
+        assert not close(got, row["value_before"]), tr(
+            "rank {rank} got back its own value {got}: dist.all_reduce(tensor) combines the tensor across ranks",
+            rank=rank, got=got)
+        assert close(got, mean), tr("rank {rank} got {got}, expected the mean {mean}", rank=rank, got=got, mean=mean)
+        assert row["value_after"] == row["value_before"], tr(
+            "rank {rank}'s input changed from {before} to {after}: all_reduce works in place, so reduce a copy "
+            "(value.clone())", rank=rank, before=row["value_before"], after=row["value_after"])
+    passed(tr("every rank got the mean {mean} and kept its own value", mean=mean))
 
 
 def setup_on_simulated_gpus(script: str, local_rank: int = 1) -> None:
@@ -78,17 +94,17 @@ def setup_on_simulated_gpus(script: str, local_rank: int = 1) -> None:
         device = module.setup()
     names = [name for name, _ in calls]
     joined = [value for name, value in calls if name == "init"]
-    assert joined, "setup() never called dist.init_process_group"
-    assert joined[0] == "nccl", (
-        f"with a GPU per rank setup() joined with {joined[0]!r}, not 'nccl': pass "
-        "backend.choose(local_rank).backend to init_process_group, not a fixed name")
-    assert "set_device" in names, (
+    assert joined, tr("setup() never called dist.init_process_group")
+    assert joined[0] == "nccl", tr(
+        "with a GPU per rank setup() joined with {got!r}, not 'nccl': pass "
+        "backend.choose(local_rank).backend to init_process_group, not a fixed name", got=joined[0])
+    assert "set_device" in names, tr(
         "with a GPU per rank setup() never called torch.cuda.set_device: every rank would use cuda:0; "
         "call torch.cuda.set_device(choice.device) before init_process_group")
-    assert names.index("set_device") < names.index("init"), (
+    assert names.index("set_device") < names.index("init"), tr(
         "setup() called torch.cuda.set_device after init_process_group: call it before")
     set_to = [value for name, value in calls if name == "set_device"][0]
     set_to = torch.device("cuda", set_to) if isinstance(set_to, int) else torch.device(set_to)
-    assert set_to == gpu, f"setup() set the CUDA device to {set_to}, expected {gpu} (LOCAL_RANK)"
-    assert torch.device(device) == gpu, f"setup() returned {device}, expected {gpu}"
-    passed(f"with a simulated GPU per rank, setup() sets {gpu} and joins with nccl")
+    assert set_to == gpu, tr("setup() set the CUDA device to {got}, expected {gpu} (LOCAL_RANK)", got=set_to, gpu=gpu)
+    assert torch.device(device) == gpu, tr("setup() returned {got}, expected {gpu}", got=device, gpu=gpu)
+    passed(tr("with a simulated GPU per rank, setup() sets {gpu} and joins with nccl", gpu=gpu))

@@ -8,9 +8,14 @@ plugin. A check cell scores its points only if it passed; a cell that times out,
 or a notebook past its overall limit scores zero for the exercise, and every process it started is
 killed by pid, so one submission never stalls the run.
 
-Modules: `restore` (the scratch copy), `plugin` (pytest plugin: cell outcomes, dead kernels),
-`sandbox` (bwrap), `jobs` (running N notebooks at once), `scoring` (rules, `Grade`), `gradebook`
-(CSV files, summary), `feedback` (per student), `report` (the class report), `command` (the CLI).
+Every notebook is also bounded in memory, processes, disk and output (`limits`); one that goes over
+scores zero for the exercise and its feedback names the limit and the cell.
+
+Modules: `restore` (the scratch copy), `plugin` (pytest plugin: cell outcomes, dead kernels, which
+limit a cell hit), `sandbox` (bwrap), `limits` (the limits and how each is enforced here), `cgroups`
+(a cgroup per job), `confine` (starts a job in it), `watch` (runs a job under its limits, measures
+it), `jobs` (running N notebooks at once), `scoring` (rules, `Grade`), `gradebook` (CSV files,
+summary), `feedback` (per student), `report` (the class report), `command` (the CLI).
 """
 
 from ddp_lessons.grading.command import add_arguments, run

@@ -7,9 +7,25 @@ import argparse
 import sys
 from pathlib import Path
 
-from ddp_lessons.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
-from ddp_lessons.grading import feedback, gradebook, report, sandbox
+from ddp_lessons.tooling.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
+from ddp_lessons.grading import feedback, gradebook, limits, report, sandbox
 from ddp_lessons.grading.jobs import NOTEBOOK_TIMEOUT, default_jobs, grade_folder
+
+
+def size(text: str) -> int | None:
+    """An argparse type: ``4G``, ``300M``, ``none``."""
+    try:
+        return limits.parse_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def count(text: str) -> int | None:
+    """An argparse type: a whole number above zero, or ``none``."""
+    try:
+        return limits.parse_count(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number above zero (or none)") from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +47,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="auto: bubblewrap when it works here, else none with a warning (default)")
     parser.add_argument("--feedback", type=Path, metavar="DIR",
                         help="write one Markdown feedback file per student into DIR")
+    sizes = limits.size_text
+    parser.add_argument("--memory", type=size, default=limits.MEMORY, metavar="SIZE",
+                        help=f"memory per notebook, all its processes together (default {sizes(limits.MEMORY)}; "
+                             "e.g. 8G; none for no limit)")
+    parser.add_argument("--disk", type=size, default=limits.DISK, metavar="SIZE",
+                        help=f"bytes a notebook may write to disk, and into its private /tmp "
+                             f"(default {sizes(limits.DISK)})")
+    parser.add_argument("--processes", type=count, default=limits.PROCESSES, metavar="N",
+                        help=f"processes and threads a notebook may run at once (default {limits.PROCESSES})")
+    parser.add_argument("--output", type=size, default=limits.OUTPUT, metavar="SIZE",
+                        help=f"output a notebook may print (default {sizes(limits.OUTPUT)})")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,8 +69,10 @@ def run(args: argparse.Namespace) -> int:
         print("error: --jobs must be at least 1", file=sys.stderr)
         return 1
     try:
+        bounds = limits.Limits(memory=args.memory, processes=args.processes, disk=args.disk, output=args.output)
         grades = grade_folder(args.submissions, args.solutions, args.exercise, cell_timeout=args.cell_timeout,
-                              notebook_timeout=args.notebook_timeout, jobs=args.jobs, sandbox_mode=args.sandbox)
+                              notebook_timeout=args.notebook_timeout, jobs=args.jobs, sandbox_mode=args.sandbox,
+                              limits=bounds)
     except sandbox.SandboxError as error:
         print(f"error: --sandbox bwrap: {error}", file=sys.stderr)
         return 1

@@ -6,39 +6,61 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ddp_lessons.grading.scoring import CRASHED, DID_NOT_RUN, GRADED, NOT_SUBMITTED, TIMED_OUT, UNREADABLE, Grade
+from ddp_lessons.grading.scoring import (CRASHED, DID_NOT_RUN, GRADED, NOT_SUBMITTED, OVER_LIMIT, TIMED_OUT,
+                                         UNREADABLE, Grade)
+from ddp_lessons.i18n import SOURCE, tr
 
-WORDS = {
-    NOT_SUBMITTED: "**Not submitted**: no notebook with this name was handed in.",
-    UNREADABLE: "**Unreadable**: the file is not a notebook the grader could open.",
-    TIMED_OUT: "**Timed out**: a cell ran past its time limit, so this exercise scores zero.",
-    CRASHED: "**Crashed**: the notebook's kernel died (for example `os._exit` or out of memory), "
-             "so this exercise scores zero.",
-    DID_NOT_RUN: "**Did not run**: the notebook could not be started.",
-}
+
+def words(status: str, lang: str, note: str = "") -> str:
+    """What a whole-exercise status means, in `lang` (`note`: which limit, for OVER_LIMIT)."""
+    said = {
+        NOT_SUBMITTED: tr("**Not submitted**: no notebook with this name was handed in.", lang=lang),
+        UNREADABLE: tr("**Unreadable**: the file is not a notebook the grader could open.", lang=lang),
+        TIMED_OUT: tr("**Timed out**: a cell ran past its time limit, so this exercise scores zero.", lang=lang),
+        CRASHED: tr("**Crashed**: the notebook's kernel died (for example `os._exit` or out of memory), "
+                    "so this exercise scores zero.", lang=lang),
+        DID_NOT_RUN: tr("**Did not run**: the notebook could not be started.", lang=lang),
+        OVER_LIMIT: tr("**Over a limit**: this notebook {note}, so this exercise scores zero. The grader bounds "
+                       "the memory, disk, processes and output of every notebook, so that one cannot slow down "
+                       "or break the others graded beside it.", lang=lang, note=note),
+    }
+    return said.get(status, status)
+
+
+def student_language(grades: list[Grade]) -> str:
+    """The language most of a student's submitted notebooks are in (English on a tie or with none)."""
+    submitted = [grade.language for grade in grades if grade.status not in (NOT_SUBMITTED, UNREADABLE)]
+    counts = {lang: submitted.count(lang) for lang in set(submitted)}
+    best = max(counts.values(), default=0)
+    leaders = [lang for lang, count in counts.items() if count == best]
+    return leaders[0] if len(leaders) == 1 else SOURCE
 
 
 def student_markdown(student: str, grades: list[Grade]) -> str:
-    """One student's feedback: total, then per exercise its checks, points and hints."""
+    """One student's feedback, in the language of their notebooks: total, then per exercise its checks,
+    points and hints."""
     mine = sorted((g for g in grades if g.student == student), key=lambda g: g.exercise)
+    lang = student_language(mine)
     total, possible = sum(g.points for g in mine), sum(g.max_points for g in mine)
-    lines = [f"# Feedback for {student}", "", f"Total: **{total}/{possible}** points.", ""]
+    lines = [tr("# Feedback for {student}", lang=lang, student=student), "",
+             tr("Total: **{total}/{possible}** points.", lang=lang, total=total, possible=possible), ""]
     for grade in mine:
-        lines += [f"## {grade.exercise}: {grade.points}/{grade.max_points} points", ""]
+        lines += [tr("## {exercise}: {points}/{max_points} points", lang=lang, exercise=grade.exercise,
+                     points=grade.points, max_points=grade.max_points), ""]
         if grade.status != GRADED:
-            lines += [WORDS.get(grade.status, grade.status), ""]
-            if grade.note and grade.status not in (NOT_SUBMITTED,):
+            lines += [words(grade.status, lang, grade.note), ""]
+            if grade.note and grade.status not in (NOT_SUBMITTED, OVER_LIMIT):
                 lines += ["```text", grade.note, "```", ""]
-        lines += ["| | check | points |", "|---|---|---:|"]
+        lines += [tr("| | check | points |", lang=lang), "|---|---|---:|"]
         for check in grade.checks:
-            where = f" (cell {check.cell})" if check.cell is not None else ""
-            lines.append(f"| {'passed' if check.passed else 'failed'} | {escape(check.title)}{where} | "
-                         f"{check.points}/{check.max_points} |")
+            where = tr(" (cell {cell})", lang=lang, cell=check.cell) if check.cell is not None else ""
+            outcome = tr("passed", lang=lang) if check.passed else tr("failed", lang=lang)
+            lines.append(f"| {outcome} | {escape(check.title)}{where} | {check.points}/{check.max_points} |")
         lines.append("")
         failed = [check for check in grade.checks if not check.passed and grade.status == GRADED]
         for check in failed:
-            lines += [f"**{check.title}** — what you saw when this check ran:", "", "```text",
-                      check.hint or check.problem or "", "```", ""]
+            lines += [tr("**{title}** — what you saw when this check ran:", lang=lang, title=check.title), "",
+                      "```text", check.hint or check.problem or "", "```", ""]
     return "\n".join(lines)
 
 

@@ -1,5 +1,6 @@
 """Grading jobs: one submission per job, each in a scratch folder of its own (optionally sandboxed),
-``--jobs N`` of them at once, every process a job started killed by pid when it ends or runs late.
+under the grader's limits (`limits`, enforced and measured by `watch`), ``--jobs N`` of them at once,
+every process a job started killed by pid when it ends, runs late or goes over a limit.
 
 Each job gets ``cores // N`` cores through `backend.CORES_ENV` (and ``OMP_NUM_THREADS``), so the
 launcher's default threads per rank divide that share and N jobs do not oversubscribe the machine.
@@ -11,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -21,10 +21,12 @@ from pathlib import Path
 
 import nbformat
 
-from ddp_lessons import processes
-from ddp_lessons.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
-from ddp_lessons.exercises import check_cells
-from ddp_lessons.grading import plugin, sandbox, scoring
+from ddp_lessons import i18n
+from ddp_lessons.runtime import processes
+from ddp_lessons.tooling.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
+from ddp_lessons.tooling.exercises import check_cells
+from ddp_lessons.grading import plugin, sandbox, scoring, watch
+from ddp_lessons.grading.limits import Limits, Plan
 from ddp_lessons.grading.restore import prepare
 from ddp_lessons.grading.scoring import Grade
 
@@ -45,20 +47,14 @@ def job_environment(jobs: int, cores: int | None = None) -> dict[str, str]:
     return {**os.environ, backend.CORES_ENV: share, "OMP_NUM_THREADS": share, "MKL_NUM_THREADS": share}
 
 
-def nbval_command(notebook: Path, report: Path, cell_timeout: float) -> list[str]:
+def nbval_command(notebook: Path, report: Path, cell_timeout: float, limits_file: Path | None = None) -> list[str]:
     """The pytest command line that runs `notebook` under nbval with the grader's plugin."""
-    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", plugin.__name__,
+    # -s: the kernel inherits pytest's stdout, the log (where the grader counts what processes print to
+    # the terminal), instead of a capture file in /tmp that nobody reads
+    return [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-p", plugin.__name__,
             "--nbval-lax", "--nbval-current-env", f"--nbval-cell-timeout={cell_timeout:g}",
-            f"{plugin.REPORT_OPTION}={report}", str(notebook)]
-
-
-def run_with_deadline(command: list[str], cwd: Path, log: Path, timeout: float,
-                      env: dict[str, str] | None = None) -> bool:
-    """Run `command`, output to `log`; True if it ended in time. Its whole process tree is killed."""
-    with open(log, "wb") as out:
-        code = processes.run_with_deadline(command, timeout, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
-                                           stderr=subprocess.STDOUT, env=env)
-    return code is not None
+            f"{plugin.REPORT_OPTION}={report}",
+            *([f"{plugin.LIMITS_OPTION}={limits_file}"] if limits_file else []), str(notebook)]
 
 
 def read_report(report: Path) -> dict[int, dict]:
@@ -75,29 +71,66 @@ def last_line(log: Path) -> str:
     return text.splitlines()[-1].strip() if text else "no output"
 
 
+def running_cell(results: dict[int, dict]) -> int | None:
+    """The cell that had started but not ended when the job was stopped (the plugin's start record)."""
+    return max((cell for cell, record in results.items() if record.get("running")), default=None)
+
+
+def unattributed_hit(hits: dict[str, int], results: dict[int, dict]) -> str | None:
+    """A limit the job's cgroup counted a hit on that no cell record names (pytest itself was killed)."""
+    named = {record.get("limit") for record in results.values()}
+    return next((kind for kind in ("memory", "processes") if hits.get(kind) and kind not in named), None)
+
+
 def run_nbval(notebook: Path, cell_timeout: float, notebook_timeout: float, *,
-              box: sandbox.Sandbox | None = None, env: dict[str, str] | None = None
-              ) -> tuple[dict[int, dict], str | None, str]:
-    """Each cell's record from running `notebook` under nbval, a reason voiding the run (or None), a status."""
+              box: sandbox.Sandbox | None = None, env: dict[str, str] | None = None,
+              plan: Plan | None = None) -> tuple[dict[int, dict], str | None, str, watch.Usage]:
+    """Each cell's record from running `notebook` under nbval and `plan`'s limits, a reason voiding the
+    run (or None), a status, and what the run used at most."""
     scratch = notebook.parent.parent
     report, log = scratch / "cells.jsonl", scratch / "pytest.log"
-    command = nbval_command(notebook, report, cell_timeout)
-    if box is not None:
-        command = box.command(command, scratch, notebook.parent)
-    finished = run_with_deadline(command, notebook.parent, log, notebook_timeout, env)
+    plan = plan or Plan.probe(Limits(), sandboxed=box is not None)
+    job = watch.Job(plan, scratch, log)
+    try:
+        command = nbval_command(notebook, report, cell_timeout,
+                                watch.write_plugin_config(job, scratch / "limits.json"))
+        if box is not None:
+            command = box.command(command, scratch, notebook.parent,
+                                  tmp_size=plan.limits.disk if plan.tmpfs_size else None)
+        else:  # no private /tmp: temporary files go where the disk limit watches
+            (scratch / "tmp").mkdir()
+            env = {**(env or os.environ), "TMPDIR": str(scratch / "tmp")}
+        outcome = job.run(command, notebook.parent, notebook_timeout, env)
+    finally:
+        job.close()
     results = read_report(report)
-    if not finished:
+    usage = outcome.usage
+    usage.output = max([usage.output] + [record.get("output", 0) or 0 for record in results.values()])
+    hit = outcome.stopped_for or unattributed_hit(outcome.kernel_hits, results)
+    if hit is not None:
+        words = plan.limits.words(hit)
+        cell = running_cell(results)
+        if cell is None and any(record.get("limit") for record in results.values()):
+            return results, None, scoring.GRADED, usage  # the plugin named the cell already
+        if cell is None:
+            return results, f"the notebook {words} (the grader's limit)", scoring.OVER_LIMIT, usage
+        results[cell] = {"cell": cell, "error": f"{words} (the grader's limit)", "hint": "", "timed_out": False,
+                         "crashed": True, "limit": hit}
+        return results, None, scoring.GRADED, usage
+    if outcome.timed_out:
         return (results, f"the notebook ran past its {notebook_timeout:g} s limit and was stopped",
-                scoring.TIMED_OUT)
+                scoring.TIMED_OUT, usage)
     if not results:
-        return results, f"pytest stopped before running a cell: {last_line(log)}", scoring.DID_NOT_RUN
-    return results, None, scoring.GRADED
+        return results, f"pytest stopped before running a cell: {last_line(log)}", scoring.DID_NOT_RUN, usage
+    return results, None, scoring.GRADED, usage
 
 
 def grade_notebook(submission: Path, solution: Path, student: str = "", *, cell_timeout: float = CELL_TIMEOUT,
                    notebook_timeout: float = NOTEBOOK_TIMEOUT, box: sandbox.Sandbox | None = None,
-                   env: dict[str, str] | None = None, workdir: Path | None = None) -> Grade:
-    """Run `submission` in a scratch folder (in `workdir`, under `box`) and score it against `solution`."""
+                   env: dict[str, str] | None = None, workdir: Path | None = None,
+                   plan: Plan | None = None) -> Grade:
+    """Run `submission` in a scratch folder (in `workdir`, under `box` and `plan`'s limits: by default
+    the grader's default limits) and score it against `solution`."""
     checks = check_cells(nbformat.read(solution, as_version=4), str(solution))
     if not submission.is_file():
         return scoring.unscored(student, solution.stem, checks, scoring.NOT_SUBMITTED, "not submitted")
@@ -106,20 +139,28 @@ def grade_notebook(submission: Path, solution: Path, student: str = "", *, cell_
         notebook = scratch / "notebook" / solution.name
         try:
             placed = prepare(submission, checks, notebook)
+            language = i18n.notebook_language(nbformat.read(notebook, as_version=4))
         except Exception as error:  # any unreadable file scores zero instead of stopping the run
             reason = f"unreadable notebook: {plugin.first_line(str(error), type(error).__name__)}"
             return scoring.unscored(student, solution.stem, checks, scoring.UNREADABLE, reason)
-        results, void, status = run_nbval(notebook, cell_timeout, notebook_timeout, box=box, env=env)
+        # a Spanish exercise's hints come out in Spanish: its scratch copy no longer sits in an es/ folder
+        env = {**(os.environ if env is None else env), i18n.LANGUAGE_ENV: language}
+        results, void, status, usage = run_nbval(notebook, cell_timeout, notebook_timeout, box=box, env=env,
+                                                 plan=plan)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return scoring.score(solution.stem, student, checks, placed, results, void, status)
+    grade = scoring.score(solution.stem, student, checks, placed, results, void, status)
+    grade.language = language
+    grade.usage = usage
+    return grade
 
 
 def grade_folder(submissions: Path, solutions: Path, exercises: list[str] | None = None, *,
                  cell_timeout: float = CELL_TIMEOUT, notebook_timeout: float = NOTEBOOK_TIMEOUT,
-                 jobs: int = 1, sandbox_mode: str = "none") -> list[Grade]:
+                 jobs: int = 1, sandbox_mode: str = "none", limits: Limits | None = None) -> list[Grade]:
     """Grade every student folder in `submissions` on every exercise of `solutions` (or `exercises`),
-    `jobs` notebooks at a time; the grades come back in (student, exercise) order."""
+    `jobs` notebooks at a time, each under `limits` (default: the grader's defaults); the grades come
+    back in (student, exercise) order. The first line printed says every limit and how it is enforced."""
     keys = [path for path in sorted(solutions.glob(NOTEBOOK_PATTERN))
             if exercises is None or path.stem in exercises]
     students = sorted(path for path in submissions.iterdir()
@@ -131,15 +172,19 @@ def grade_folder(submissions: Path, solutions: Path, exercises: list[str] | None
         box = None
         if sandbox.resolve(sandbox_mode):  # hide what no submission may see, all scratch folders included
             box = sandbox.Sandbox([submissions, solutions, Path(workdir)])
+        plan = Plan.probe(limits or Limits(), sandboxed=box is not None)
+        print(plan.line(cell_timeout, notebook_timeout), flush=True)
 
         def grade_one(task: tuple[Path, Path]) -> Grade:
             student, solution = task
             start = time.perf_counter()
             grade = grade_notebook(student / solution.name, solution, student.name, cell_timeout=cell_timeout,
-                                   notebook_timeout=notebook_timeout, box=box, env=env, workdir=Path(workdir))
+                                   notebook_timeout=notebook_timeout, box=box, env=env, workdir=Path(workdir),
+                                   plan=plan)
             with printing:
                 status = "" if grade.status == scoring.GRADED else f" {grade.status}"
-                print(f"{student.name}/{solution.name}: {grade.points}/{grade.max_points}{status} "
+                used = f" [{grade.usage.text()}]" if grade.usage is not None else ""
+                print(f"{student.name}/{solution.name}: {grade.points}/{grade.max_points}{status}{used} "
                       f"({time.perf_counter() - start:.1f} s)", flush=True)
             return grade
 

@@ -1,18 +1,34 @@
 """The grader's pytest plugin (``-p ddp_lessons.grading.plugin``), loaded in the process that runs a
 submission under nbval: it writes each cell's outcome to a JSON-lines report, and it notices at once
 when the kernel dies (``os._exit``, the out-of-memory killer) instead of waiting for the cell timeout.
+
+With the grader's limits (``--ddp-lessons-limits FILE``, written by `watch`) it also says which
+limit a cell hit: the job cgroup's OOM-kill and refused-fork counters rising while the cell ran, a
+full /tmp or a file over RLIMIT_FSIZE, or more output than allowed, which it counts as the messages
+arrive (nbval only reads a cell's output once the cell ends: a flood would pile up in memory first)
+and then stops the kernel.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import signal
 import time
+from collections import deque
+from pathlib import Path
 from queue import Empty
 
 REPORT_OPTION = "--ddp-lessons-report"
+LIMITS_OPTION = "--ddp-lessons-limits"
 KERNEL_POLL = 0.5
 """Seconds between checks that the kernel still lives while nbval waits for a message."""
+OUTPUT_POLL = 0.05
+"""Seconds between looks at the output stream while a cell runs, when output is limited."""
+KERNEL_OOM_SCORE_ADJ = 1000
+"""The kernel (and the ranks it starts) die first when the job runs out of memory: pytest, which
+records what happened, survives."""
 HINT_CHARS = 2000
 """The most of a failure's text kept as the hint a student sees in their feedback."""
 _NBVAL_EXCEPTION = "Cell execution caused an exception"
@@ -23,46 +39,175 @@ class KernelDied(RuntimeError):
     """The notebook's kernel process ended while a cell ran."""
 
 
+class OverLimit(RuntimeError):
+    """A cell went over one of the grader's limits (`kind`); the message says which, in words."""
+
+    def __init__(self, kind: str, words: str):
+        super().__init__(words)
+        self.kind = kind
+
+
 def pytest_addoption(parser) -> None:
-    """Add the option naming the JSON-lines file that receives each cell's outcome."""
+    """Add the options naming the JSON-lines report and the grader's limits file."""
     parser.addoption(REPORT_OPTION, help="(ddp_lessons grading) append each cell's outcome here")
+    parser.addoption(LIMITS_OPTION, help="(ddp_lessons grading) the limits this notebook runs under (JSON)")
+
+
+def limits_config(config) -> dict:
+    """The grader's limits file as a dict (empty without one); read once per pytest run."""
+    if not hasattr(config, "_ddp_lessons_limits"):
+        path = config.getoption(LIMITS_OPTION)
+        config._ddp_lessons_limits = json.loads(Path(path).read_text(encoding="utf-8")) if path else {}
+    return config._ddp_lessons_limits
 
 
 def pytest_runtest_call(item) -> None:
-    """Before nbval runs a cell, make its kernel's message waits notice a dead kernel."""
+    """Before nbval runs a cell: note that it started, read the limit counters, watch the kernel."""
     kernel = getattr(getattr(item, "parent", None), "kernel", None)
-    if kernel is not None and hasattr(item, "cell_num"):
-        watch_kernel(kernel)
+    if not hasattr(item, "cell_num"):
+        return
+    limits = limits_config(item.config)
+    item._ddp_lessons_hits = limit_hits(limits)
+    item._ddp_lessons_terminal = terminal_bytes()
+    append(item.config, {"cell": item.cell_num, "running": True, "error": None, "hint": "",
+                         "timed_out": False, "crashed": False})
+    if kernel is not None:
+        watch_kernel(kernel, limits.get("output"), limits.get("words", {}).get("output", ""))
 
 
 def pytest_runtest_makereport(item, call) -> None:
-    """Append ``{"cell", "error", "hint", "timed_out", "crashed"}`` for each cell that reached its run."""
-    report = item.config.getoption(REPORT_OPTION)
-    if report is None or call.when != "call" or not hasattr(item, "cell_num"):
+    """Append ``{"cell", "error", "hint", "timed_out", "crashed", "limit", "output"}`` for each cell
+    that reached its run (``limit``: the grader's limit it hit, or None)."""
+    if call.when != "call" or not hasattr(item, "cell_num"):
         return
-    record = {"cell": item.cell_num, "error": None, "hint": "", "timed_out": False, "crashed": False}
+    record = {"cell": item.cell_num, "error": None, "hint": "", "timed_out": False, "crashed": False,
+              "limit": None}
     if call.excinfo is not None:
         outputs = getattr(item, "test_outputs", None)
         record["hint"] = failure_text(call.excinfo.value, outputs)[:HINT_CHARS]
         record["error"] = first_line(record["hint"], type(call.excinfo.value).__name__)
-        record["crashed"] = isinstance(call.excinfo.value, KernelDied)
+        record["crashed"] = isinstance(call.excinfo.value, (KernelDied, OverLimit))
         record["timed_out"] = record["error"].startswith(_NBVAL_TIMEOUT)
-    with open(report, "a", encoding="utf-8") as out:
-        out.write(json.dumps(record) + "\n")
+    config = item.config
+    limits = limits_config(config)
+    config._ddp_lessons_terminal = getattr(config, "_ddp_lessons_terminal", 0) + \
+        max(0, terminal_bytes() - getattr(item, "_ddp_lessons_terminal", 0))
+    kernel = getattr(getattr(item, "parent", None), "kernel", None)
+    record["output"] = getattr(kernel, "_ddp_lessons_output", 0) + config._ddp_lessons_terminal  # so far
+    kind = limit_hit(limits, getattr(item, "_ddp_lessons_hits", {}), record["error"], call.excinfo)
+    if kind is None and "output" in limits.get("words", {}) and record["output"] > limits["output"]:
+        kind = "output"  # what its processes wrote straight to the terminal
+    if kind is not None:
+        words = limits["words"][kind]
+        record.update(limit=kind, crashed=True, timed_out=False, error=f"{words} (the grader's limit)",
+                      hint=f"{words} (the grader's limit)" + (f"\n{record['hint']}" if record["hint"] else ""))
+    append(config, record)
 
 
-def watch_kernel(kernel) -> None:
-    """Wrap nbval's `kernel.get_message` so that waiting on a dead kernel raises `KernelDied` at once."""
+def append(config, record: dict) -> None:
+    """Append `record` to the report (when the grader asked for one)."""
+    report = config.getoption(REPORT_OPTION)
+    if report is not None:
+        with open(report, "a", encoding="utf-8") as out:
+            out.write(json.dumps(record) + "\n")
+
+
+# --- which limit a cell hit -----------------------------------------------------------------------
+
+def terminal_bytes() -> int:
+    """Size of the file pytest's stdout goes to (the grader's log, which the kernel and the processes
+    it starts inherit with ``pytest -s``); 0 when stdout is not a file."""
+    with contextlib.suppress(OSError):
+        return os.fstat(1).st_size
+    return 0
+
+
+DISK_ERRORS = ("[Errno 28] No space left on device", "[Errno 27] File too large")
+"""What a write past the private /tmp's size or past RLIMIT_FSIZE raises in the student's code."""
+
+
+def limit_hits(limits: dict) -> dict[str, int]:
+    """The job cgroup's counters now: OOM kills and refused forks (empty without a cgroup)."""
+    version = limits.get("cgroup")
+    if version is None:
+        return {}
+    from ddp_lessons.grading import cgroups  # the standard library only: no torch in pytest
+
+    if version == "v2":
+        folder = cgroups.own_dir("v2")
+        group = cgroups.Group("v2", {"memory": folder, "pids": folder} if folder else {})
+    else:
+        group = cgroups.Group("v1", {c: d for c in cgroups.CONTROLLERS if (d := cgroups.own_dir(c))})
+    return group.hits()
+
+
+def limit_hit(limits: dict, before: dict[str, int], error: str | None, excinfo) -> str | None:
+    """The limit the cell hit, if any: output (counted here), memory and processes (cgroup counters
+    rose), disk (the cell failed writing past a cap)."""
+    words = limits.get("words", {})
+    if excinfo is not None and isinstance(excinfo.value, OverLimit):
+        return excinfo.value.kind
+    after = limit_hits(limits)
+    for kind in ("memory", "processes"):
+        if kind in words and after.get(kind, 0) > before.get(kind, 0):
+            return kind
+    if "disk" in words and error and any(text in error for text in DISK_ERRORS):
+        return "disk"
+    return None
+
+
+# --- the kernel: dead, flooding ---------------------------------------------------------------------
+
+def output_bytes(message: dict) -> int:
+    """Bytes of output an iopub message carries (streams, displays, results, errors)."""
+    content, kind = message.get("content", {}), message.get("msg_type")
+    if kind == "stream":
+        return len(content.get("text", "").encode())
+    if kind in ("display_data", "execute_result", "update_display_data"):
+        return sum(len(v.encode()) if isinstance(v, str) else len(json.dumps(v))
+                   for v in content.get("data", {}).values())
+    if kind == "error":
+        return sum(len(line.encode()) for line in content.get("traceback", []))
+    return 0
+
+
+def watch_kernel(kernel, output_limit: int | None = None, output_words: str = "") -> None:
+    """Wrap nbval's `kernel.get_message` so that waiting on a dead kernel raises `KernelDied` at once,
+    and (with `output_limit`) so that output is counted as it comes: past the limit, the kernel is
+    killed and `OverLimit` raised. Messages read early are handed to nbval in order, when it asks."""
     if getattr(kernel, "_ddp_lessons_watched", False):
         return
     wait = kernel.get_message
+    early: deque = deque()  # iopub messages read while nbval waited on the shell channel
+    kernel._ddp_lessons_output = 0
+    raise_oom_score(kernel)
+
+    def count(message: dict) -> dict:
+        kernel._ddp_lessons_output += output_bytes(message)
+        if output_limit is not None and kernel._ddp_lessons_output > output_limit:
+            stop_kernel(kernel)
+            raise OverLimit("output", output_words or f"printed more than {output_limit} bytes")
+        return message
+
+    def drain() -> None:
+        while len(early) < 10_000:
+            try:
+                early.append(count(wait("iopub", timeout=0)))
+            except Empty:
+                return
 
     def get_message(stream, timeout=None):
         deadline = None if timeout is None else time.monotonic() + timeout
+        poll = KERNEL_POLL if output_limit is None else OUTPUT_POLL
         while True:
-            left = KERNEL_POLL if deadline is None else min(KERNEL_POLL, deadline - time.monotonic())
+            if stream == "iopub" and early:
+                return early.popleft()
+            if output_limit is not None and stream != "iopub":
+                drain()
+            left = poll if deadline is None else min(poll, deadline - time.monotonic())
             try:
-                return wait(stream, timeout=max(left, 0))
+                message = wait(stream, timeout=max(left, 0))
+                return count(message) if stream == "iopub" else message
             except Empty:
                 if not kernel.is_alive():
                     raise KernelDied(kernel_death(kernel)) from None
@@ -73,9 +218,34 @@ def watch_kernel(kernel) -> None:
     kernel._ddp_lessons_watched = True
 
 
+def kernel_process(kernel):
+    """The kernel's `subprocess.Popen`, or None where nbval or jupyter_client keep it elsewhere."""
+    return getattr(getattr(getattr(kernel, "km", None), "provisioner", None), "process", None)
+
+
+def raise_oom_score(kernel) -> None:
+    """Make the kernel (and the ranks it will start) the out-of-memory killer's first choice."""
+    process = kernel_process(kernel)
+    with contextlib.suppress(OSError, AttributeError):
+        with open(f"/proc/{process.pid}/oom_score_adj", "w") as adj:
+            adj.write(str(KERNEL_OOM_SCORE_ADJ))
+
+
+def stop_kernel(kernel) -> None:
+    """SIGKILL the kernel's process group (its own session, as jupyter_client starts it), by pid."""
+    process = kernel_process(kernel)
+    if process is None:
+        return
+    with contextlib.suppress(OSError):
+        if os.getpgid(process.pid) == process.pid:
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            os.kill(process.pid, signal.SIGKILL)
+
+
 def kernel_death(kernel) -> str:
     """Why the kernel ended, in words: its exit code, or the signal that killed it."""
-    process = getattr(getattr(getattr(kernel, "km", None), "provisioner", None), "process", None)
+    process = kernel_process(kernel)
     code = None if process is None else process.poll()
     return f"crashed: the kernel died ({exit_reason(code)}) while this cell ran"
 

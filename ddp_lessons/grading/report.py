@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 from statistics import mean, median
 
-from ddp_lessons.grading.scoring import CRASHED, NOT_SUBMITTED, TIMED_OUT, Grade
+from ddp_lessons.grading.scoring import CRASHED, NOT_SUBMITTED, OVER_LIMIT, TIMED_OUT, Grade
 
 LABEL_CHARS = 70
 
@@ -48,15 +48,15 @@ def markdown(grades: list[Grade], figure_name: str | None) -> str:
     if figure_name:
         lines += [f"![score distribution and pass rate of every check]({figure_name})", ""]
     lines += ["## Scores per exercise", "",
-              "| exercise | max | mean | median | min | max scored | not submitted | timed out | crashed |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "| exercise | max | mean | median | min | max scored | not submitted | timed out | crashed | over a limit |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for exercise in sorted({g.exercise for g in grades}):
         mine = [g for g in grades if g.exercise == exercise]
         points = [g.points for g in mine]
         statuses = Counter(g.status for g in mine)
         lines.append(f"| {exercise} | {mine[0].max_points} | {mean(points):.1f} | {median(points):g} | "
                      f"{min(points)} | {max(points)} | {statuses[NOT_SUBMITTED]} | {statuses[TIMED_OUT]} | "
-                     f"{statuses[CRASHED]} |")
+                     f"{statuses[CRASHED]} | {statuses[OVER_LIMIT]} |")
     lines += ["", "## Checks, least passed first", "",
               "| exercise | check | passed | pass rate |", "|---|---|---:|---:|"]
     for exercise, title, rate, passed, total in sorted(check_pass_rates(grades), key=lambda r: (r[2], r[0])):

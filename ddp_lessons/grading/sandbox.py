@@ -72,8 +72,9 @@ class Sandbox:
 
     hidden: list[Path] = field(default_factory=list)
 
-    def command(self, command: list[str], scratch: Path, cwd: Path) -> list[str]:
-        """`command` wrapped in bwrap, writable only in `scratch`, starting in `cwd` (inside it)."""
+    def command(self, command: list[str], scratch: Path, cwd: Path, tmp_size: int | None = None) -> list[str]:
+        """`command` wrapped in bwrap, writable only in `scratch`, starting in `cwd` (inside it); the
+        private /tmp and /dev/shm (tmpfs: RAM) hold at most `tmp_size` bytes each when given."""
         home = Path.home().resolve()
         hidden = sorted({p.resolve() for p in self.hidden if p.is_dir()})
         if home.is_dir() and home != Path("/"):
@@ -83,12 +84,14 @@ class Sandbox:
         args = ["bwrap", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                 "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
                 "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        size = ["--size", str(tmp_size)] if tmp_size is not None else []
+        args += [*size, "--tmpfs", "/dev/shm"]
         args += ["--tmpfs", str(home)] if hidden and hidden[0] == home else []
         for path in readable_python():  # the interpreter and the course package, wherever they are
             args += ["--ro-bind", str(path), str(path)]
         for path in hidden[1:] if hidden and hidden[0] == home else hidden:
             args += ["--tmpfs", str(path)]
-        args += ["--tmpfs", "/tmp"]
+        args += [*size, "--tmpfs", "/tmp"]
         for path in readable_python():  # a course checked out under /tmp (CI clones) stays readable
             if path.is_relative_to(tmp):
                 args += ["--ro-bind", str(path), str(path)]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from nbformat import NotebookNode
 
 GRADED, NOT_SUBMITTED, UNREADABLE = "graded", "not submitted", "unreadable"
-TIMED_OUT, CRASHED, DID_NOT_RUN = "timed out", "crashed", "did not run"
+TIMED_OUT, CRASHED, DID_NOT_RUN, OVER_LIMIT = "timed out", "crashed", "did not run", "over a limit"
 """A grade's status: how far its notebook got (feedback and the class report say it in these words)."""
 
 
@@ -39,6 +40,9 @@ class Grade:
     status: str = GRADED
     note: str = ""
     checks: list[CheckResult] = field(default_factory=list)
+    language: str = "en"
+    """The submitted notebook's language (its metadata): the language of its hints and feedback."""
+    usage: Any = None  # watch.Usage: the most its run used at once (None when nothing ran)
 
     def row(self) -> dict[str, str | int]:
         """The CSV row: failed checks joined with ' | '."""
@@ -70,8 +74,15 @@ def unscored(student: str, exercise: str, checks: list[NotebookNode], status: st
 
 
 def first_stop(results: dict[int, dict]) -> int | None:
-    """The first cell that timed out or crashed its kernel (everything after it is void), or None."""
-    return min((cell for cell, r in results.items() if r["timed_out"] or r.get("crashed")), default=None)
+    """The first cell that timed out, crashed its kernel or went over a limit (everything after it is
+    void), or None."""
+    return min((cell for cell, r in results.items() if r["timed_out"] or r.get("crashed") or r.get("limit")),
+               default=None)
+
+
+def limit_words(error: str) -> str:
+    """``used more than 4 GiB of memory`` from a limit record's error (which adds whose limit it is)."""
+    return error.removesuffix(" (the grader's limit)")
 
 
 def why_not_scored(cell: int, results: dict[int, dict], void: str | None, stop: int | None) -> str | None:
@@ -89,7 +100,13 @@ def score(exercise: str, student: str, checks: list[NotebookNode], placed: dict[
     """Total the points of the checks that passed; `void` is a reason that voids the exercise."""
     grade = Grade(student, exercise, 0, max_points(checks), status=status, note=void or "")
     stop = first_stop(results)
-    if void is None and stop is not None:
+    if void is None and stop is not None and results[stop].get("limit"):
+        grade.status = OVER_LIMIT
+        words = limit_words(results[stop]["error"])
+        void, grade.note = f"cell {stop} {words}", f"{words} in cell {stop}"
+        if stop not in placed.values():
+            grade.failed_checks.append(f"cell {stop}: {results[stop]['error']}")
+    elif void is None and stop is not None:
         grade.status = CRASHED if results[stop].get("crashed") else TIMED_OUT
         void = f"cell {stop} {grade.status}"
         grade.note = f"{grade.status}: cell {stop}: {results[stop].get('hint') or results[stop]['error']}"

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ddp_lessons import backend as _backend
-from ddp_lessons import launch, processes, stacks
+from ddp_lessons import launch
+from ddp_lessons.runtime import processes, stacks
 from ddp_lessons.live import hangs, watchdog
 from ddp_lessons.live.results import CellResult, RankOutput, collect
 from ddp_lessons.records import RUN_DIR_ENV, new_run_dir

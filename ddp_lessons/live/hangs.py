@@ -1,4 +1,4 @@
-"""Where is each rank of a hung live cell waiting? Its Python stack, taken by `ddp_lessons.stacks`
+"""Where is each rank of a hung live cell waiting? Its Python stack, taken by `ddp_lessons.runtime.stacks`
 (py-spy by the worker's pid, the faulthandler fallback where py-spy is missing or refused) before
 the cell is interrupted, and one line per rank naming the cell line and the torch call (docs/LIVE.md).
 
@@ -13,8 +13,8 @@ import os
 import re
 from pathlib import Path
 
-from ddp_lessons import stacks
-from ddp_lessons.rank_output import shorten_paths
+from ddp_lessons.runtime import stacks
+from ddp_lessons.runtime.rank_output import shorten_paths
 
 CELL_FILE = re.compile(r"[^\s\"(]*ipykernel_\d+[/\\](\d+)\.py")
 """A cell's file on a rank, as py-spy and faulthandler print it; group 1 is the cell's name."""

@@ -1,4 +1,4 @@
-"""`python -m ddp_lessons COMMAND`: doctor, course, bench, bench-live, make-exercises, grade.
+"""`python -m ddp_lessons COMMAND`: doctor, course, bench, bench-live, make-exercises, make-translations, grade.
 
 Each command lives in its topic module, which provides ``add_arguments(parser)`` and
 ``run(args) -> exit code``; modules are imported only when their command runs.
@@ -11,11 +11,13 @@ import importlib
 import sys
 
 COMMANDS = {
-    "doctor": ("ddp_lessons.doctor", "report torch, cores, GPUs, backends and run a 2-rank smoke test"),
-    "course": ("ddp_lessons.course", "execute every lesson headless and print a table of timings"),
+    "doctor": ("ddp_lessons.tooling.doctor", "report torch, cores, GPUs, backends and run a 2-rank smoke test"),
+    "course": ("ddp_lessons.tooling.course", "execute every lesson headless and print a table of timings"),
     "bench": ("ddp_lessons.bench", "measure DDP speedup and efficiency over world sizes"),
-    "bench-live": ("ddp_lessons.live.bench", "time live %%ranks cells against fresh torchrun launches"),
-    "make-exercises": ("ddp_lessons.exercises", "generate exercises/ from solutions/"),
+    "bench-live": ("ddp_lessons.tooling.bench_live", "time live %%ranks cells against fresh torchrun launches"),
+    "make-exercises": ("ddp_lessons.tooling.exercises", "generate exercises/ from solutions/"),
+    "make-translations": ("ddp_lessons.tooling.translations",
+                          "generate notebooks/es/ and exercises/es/ from the English and i18n/es/ catalogs"),
     "grade": ("ddp_lessons.grading", "grade student notebooks with nbval into a gradebook CSV"),
 }
 

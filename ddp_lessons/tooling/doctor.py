@@ -15,7 +15,8 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from ddp_lessons import backend, launch, records, stacks
+from ddp_lessons import backend, launch, records
+from ddp_lessons.runtime import stacks
 
 
 def smoke_script() -> str:
@@ -39,6 +40,8 @@ def report(nproc: int = 2, timeout: float = 60.0, smoke: bool = True) -> dict[st
     }
     capture = stacks.check()
     info["stack_capture"] = {"tool": capture.tool, "note": capture.note}
+    from ddp_lessons.grading import limits  # how `grade` would bound each notebook here
+    info["grading_limits"] = limits.summary()
     info.update(gpu_details(gpus))
     if smoke:
         info["smoke_test"] = _smoke(nproc, timeout)
@@ -110,6 +113,11 @@ def format_report(info: dict[str, Any]) -> str:
         lines.append(f"stacks of hung ranks: {capture['tool']} works" if capture["tool"] else
                      "stacks of hung ranks: cannot be captured here")
         lines[-1] += f" ({capture['note']})" if capture["note"] else ""
+    grading = info.get("grading_limits")
+    if grading is not None:
+        lines.append("grading limits here: " + ", ".join(f"{kind} by {grading[kind]}" for kind in
+                                                          ("memory", "processes", "disk", "output")))
+        lines[-1] += f" (no cgroup: {grading['why_no_cgroup']})" if grading.get("why_no_cgroup") else ""
     smoke = info.get("smoke_test")
     if smoke is not None:
         if smoke["passed"]:

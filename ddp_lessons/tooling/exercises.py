@@ -23,7 +23,7 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from ddp_lessons.conventions import NOTEBOOK_PATTERN
+from ddp_lessons.tooling.conventions import NOTEBOOK_PATTERN
 
 CODE_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from ddp_lessons.rank_output import shorten_paths, tail
+from ddp_lessons.runtime.rank_output import shorten_paths, tail
 
 PEER_LOST = ("Connection closed by peer", "Read error", "Connection reset", "Broken pipe")
 """Words of a collective's error when another rank went away (a consequence, not a cause)."""

@@ -33,7 +33,7 @@ from typing import Iterable
 
 import psutil
 
-from ddp_lessons.rank_output import shorten_paths
+from ddp_lessons.runtime.rank_output import shorten_paths
 
 HOOKS_DIR = Path(__file__).parent / "rank_hooks"
 """Put first on the ranks' PYTHONPATH: its sitecustomize registers the faulthandler fallback."""

@@ -1,0 +1,181 @@
+"""What one graded notebook may use: memory, disk, processes (and threads), output; and how each
+limit is enforced on this machine (`plan`), said in the grader's first line and by ``doctor``.
+
+Enforcement, strongest available first (nothing is ever silently unlimited):
+
+| limit | enforced by | fallback |
+|---|---|---|
+| memory | the job's cgroup (v2 ``memory.max``, v1 ``memory.limit_in_bytes``, or a systemd scope's ``MemoryMax``): the kernel's OOM killer stops the job's largest process | a watchdog sums the proportional memory (PSS) of the job's processes every `watch.POLL` s and stops the notebook |
+| processes | the job's cgroup ``pids.max`` (it counts threads too, as the kernel does) | a watchdog counts the job's processes and threads every `watch.POLL` s |
+| disk | its scratch folder watched every `watch.POLL` s, any one file capped by RLIMIT_FSIZE, and the sandbox's private /tmp and /dev/shm are tmpfs of at most this size (``bwrap --size``) | (always) |
+| output | the grader's pytest plugin counts what the cells print, the grader watches what processes write to the terminal | (always) |
+
+RLIMIT_NPROC is not used: it counts every process of the user (all jobs and the instructor's own),
+and the kernel ignores it for root. RLIMIT_AS is not used: it bounds each process's address space,
+not the notebook's memory, and torch reserves far more address space than it uses (a CUDA context
+tens of GiB).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+from ddp_lessons.grading import cgroups
+
+KINDS = ("memory", "processes", "disk", "output")
+
+GiB, MiB, KiB = 1 << 30, 1 << 20, 1 << 10
+# Defaults, from grading every solution (docs/INSTRUCTORS.md, "Limits", has the measurements): the
+# heaviest used 872 MiB, 40 processes+threads, 204 KiB of disk and 104 KiB of output with 2 CPU
+# ranks; a 2-rank exercise run with 4 ranks used 1.2 GiB and 55 processes+threads.
+MEMORY = 4 * GiB
+"""Default memory per notebook, all its processes together: 3x what a 4-rank CPU job used."""
+PROCESSES = 512
+"""Default processes and threads at once per notebook (cgroup ``pids.max`` counts both): 9x a 4-rank job."""
+DISK = 1 * GiB
+"""Default bytes a notebook may write into its scratch folder, and into its private /tmp and /dev/shm."""
+OUTPUT = 16 * MiB
+"""Default bytes of output a notebook may print: 150x the most a solution prints (figures included)."""
+
+_WORDS = {"memory": "used more than {} of memory", "processes": "ran more than {} processes and threads at once",
+          "disk": "wrote more than {} to disk", "output": "printed more than {} of output"}
+_OPTION = {"memory": "--memory", "processes": "--processes", "disk": "--disk", "output": "--output"}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-notebook limits; None means unlimited (asked for explicitly with ``--memory none``)."""
+
+    memory: int | None = MEMORY
+    processes: int | None = PROCESSES
+    disk: int | None = DISK
+    output: int | None = OUTPUT
+
+    def words(self, kind: str) -> str:
+        """What a notebook did when it hit limit `kind`: ``used more than 4 GiB of memory``."""
+        value = getattr(self, kind)
+        return _WORDS[kind].format(value if kind == "processes" else size_text(value))
+
+    def option(self, kind: str) -> str:
+        """The grade option that sets limit `kind`."""
+        return _OPTION[kind]
+
+
+def parse_size(text: str) -> int | None:
+    """``4G``, ``4GiB``, ``300M``, ``512k``, ``1048576`` -> bytes (powers of 1024); ``none`` -> None."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", text.lower())
+    if text.strip().lower() in ("none", "unlimited"):
+        return None
+    if not match:
+        raise ValueError(f"{text!r} is not a size: write e.g. 4G, 300M, 512K or none")
+    number, unit = float(match[1]), match[2]
+    value = int(number * (1 << (10 * " kmgt".index(unit or " "))))
+    if value <= 0:
+        raise ValueError(f"{text!r}: a limit must be above zero (or none)")
+    return value
+
+
+def parse_count(text: str) -> int | None:
+    """A whole number above zero, or ``none`` -> None."""
+    if text.strip().lower() in ("none", "unlimited"):
+        return None
+    value = int(text)
+    if value <= 0:
+        raise ValueError(f"{text!r}: a limit must be above zero (or none)")
+    return value
+
+
+def size_text(value: int | None) -> str:
+    """``4 GiB``, ``300 MiB``, ``1.5 GiB``, ``512 KiB``, ``12 B``."""
+    if value is None:
+        return "unlimited"
+    for unit, size in (("GiB", GiB), ("MiB", MiB), ("KiB", KiB)):
+        if value >= size:
+            return f"{value / size:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{value} B"
+
+
+POLL = 0.25
+"""Seconds between the grader's looks at a running job (scratch size, output, and the fallbacks)."""
+
+
+@functools.lru_cache(maxsize=1)
+def bwrap_has_size() -> bool:
+    """Whether this bwrap can cap a tmpfs (``--size``, bubblewrap 0.5 and later)."""
+    path = shutil.which("bwrap")
+    if path is None:
+        return False
+    try:
+        done = subprocess.run([path, "--help"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--size" in done.stdout + done.stderr
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How each limit is enforced on this machine for one grading run (`probe` finds out)."""
+
+    limits: Limits
+    sandboxed: bool
+    cgroup: str | None  # "v2", "v1", "systemd" or None (then a watchdog bounds memory and processes)
+    direct: cgroups.Direct | None = None
+    why_no_cgroup: str = ""
+    tmpfs_size: bool = True  # bwrap accepts --size for its tmpfs mounts
+
+    @classmethod
+    def probe(cls, limits: Limits, sandboxed: bool) -> "Plan":
+        """Probe this machine (once per process) and say how each of `limits` will be enforced."""
+        version, direct, why = cgroups.probe()
+        return cls(limits, sandboxed, version, direct, why, bwrap_has_size() if sandboxed else True)
+
+    def by(self, kind: str) -> str:
+        """How limit `kind` is enforced here, in a few words."""
+        kernel = {"v2": "cgroup v2 {}", "v1": "cgroup v1 {}", "systemd": "systemd scope {}"}.get(self.cgroup or "")
+        if kind == "memory":
+            return kernel.format("MemoryMax" if self.cgroup == "systemd" else "memory limit") if kernel else \
+                f"a watchdog summing its processes' memory (PSS) every {POLL:g} s"
+        if kind == "processes":
+            return kernel.format("TasksMax" if self.cgroup == "systemd" else "pids.max") if kernel else \
+                f"a watchdog counting its processes and threads every {POLL:g} s"
+        if kind == "disk":
+            where = "a watch on its scratch folder, RLIMIT_FSIZE on any one file"
+            if not self.sandboxed:
+                return where + ", TMPDIR inside the scratch folder"
+            return where + (", /tmp and /dev/shm as tmpfs of that size" if self.tmpfs_size else
+                            ", but /tmp NOT capped: this bwrap has no --size")
+        return "the grader counting what cells and processes print"
+
+    def watchdog(self, kind: str) -> bool:
+        """Whether the grader's watchdog (not the kernel) enforces limit `kind` here."""
+        return kind in ("memory", "processes") and self.cgroup is None
+
+    def line(self, cell_timeout: float, notebook_timeout: float) -> str:
+        """The grader's first line: every limit, its value and how it is enforced (or why it is weaker)."""
+        parts = []
+        for kind in KINDS:
+            value = getattr(self.limits, kind)
+            shown = (f"{value} processes+threads" if kind == "processes" else f"{kind} {size_text(value)}") \
+                if value is not None else f"{kind} UNLIMITED ({self.limits.option(kind)} none)"
+            parts.append(shown if value is None else f"{shown} ({self.by(kind)})")
+        text = "limits per notebook: " + ", ".join(parts) + \
+            f", cell {cell_timeout:g} s, notebook {notebook_timeout:g} s"
+        if self.cgroup is None:
+            text += (f"; no cgroup here ({self.why_no_cgroup}): the watchdog stops memory and processes "
+                     f"within {POLL:g} s of going over, so a fast enough allocation can overshoot")
+        return text
+
+
+def summary() -> dict[str, str]:
+    """For ``doctor``: how each limit would be enforced here by default (sandboxed when bwrap works)."""
+    from ddp_lessons.grading import sandbox
+
+    here = Plan.probe(Limits(), sandbox.problem() is None)
+    found = {kind: here.by(kind) for kind in KINDS}
+    if here.cgroup is None:
+        found["why_no_cgroup"] = here.why_no_cgroup
+    return found

@@ -1,0 +1,89 @@
+"""The course's languages: which one a notebook speaks, and what a learner reads in it.
+
+English is the source everywhere; the Spanish edition (``notebooks/es/``, ``exercises/es/``) is
+generated from it by `ddp_lessons.tooling.translations`. At run time a notebook's language is, first found:
+
+1. ``DDP_LESSONS_LANG`` (``en`` or ``es``): the grader and `make course` set it from the notebook's
+   metadata; set it yourself to override;
+2. the notebook JupyterLab opened (``JPY_SESSION_NAME``), when its metadata says
+   ``{"ddp_lessons": {"language": "es"}}`` (a Spanish notebook copied anywhere stays Spanish);
+3. the kernel's working folder, when it is named like a language (``notebooks/es/``: JupyterLab,
+   nbval and nbclient start the kernel in the notebook's folder);
+4. English.
+
+What a learner reads from the package (check hints, quiz feedback, grader feedback) is written in
+English in the code, as a `tr` template: ``tr("rank {rank} got {got}", rank=r, got=g)``.
+`ddp_lessons.i18n.messages_es.SPANISH` maps each English template to its Spanish one, side by side;
+`tests/test_translations.py` fails when a template has no Spanish entry (or an entry lost its template).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from pathlib import Path
+
+LANGUAGE_ENV = "DDP_LESSONS_LANG"
+SOURCE = "en"
+LANGUAGES = ("en", "es")
+"""English, the source, then every language the course is translated into."""
+
+
+def language() -> str:
+    """The language of the notebook this kernel runs (see the module docstring): 'en' or 'es'."""
+    chosen = os.environ.get(LANGUAGE_ENV, "").strip().lower()
+    if chosen in LANGUAGES:
+        return chosen
+    session = os.environ.get("JPY_SESSION_NAME")
+    if session:
+        found = _file_language(session)
+        if found:
+            return found
+    folder = Path.cwd().name.lower()
+    return folder if folder in LANGUAGES else SOURCE
+
+
+def notebook_language(notebook: dict) -> str:
+    """The language a notebook's metadata declares (the generator writes it), else English."""
+    found = notebook.get("metadata", {}).get("ddp_lessons", {}).get("language", SOURCE)
+    return found if found in LANGUAGES else SOURCE
+
+
+def _file_language(path: str) -> str | None:
+    """The language in the metadata of the notebook at `path`, None if unreadable or undeclared."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return _read_language(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _read_language(path: str, mtime_ns: int, size: int) -> str | None:
+    """`_file_language`, read once per version of the file (the cache key holds its time and size)."""
+    try:
+        notebook = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    declared = notebook.get("metadata", {}).get("ddp_lessons", {}).get("language") \
+        if isinstance(notebook, dict) else None
+    return declared if declared in LANGUAGES else None
+
+
+def table(lang: str) -> dict[str, str]:
+    """{English template: template in `lang`} (empty for English)."""
+    if lang == "es":
+        from ddp_lessons.i18n.messages_es import SPANISH
+        return SPANISH
+    return {}
+
+
+def tr(english: str, *, lang: str | None = None, **fields) -> str:
+    """`english` in the notebook's language (or `lang`), its ``{fields}`` filled in like str.format.
+
+    A template with no translation yet is shown in English (the completeness test forbids it in the
+    translated parts of the course)."""
+    lang = lang or language()
+    template = english if lang == SOURCE else table(lang).get(english, english)
+    return template.format(**fields)

@@ -1,0 +1,201 @@
+"""Spanish for every message the package shows a learner: {English template: Spanish template}.
+
+The English template is the one written in the code, inside ``tr(...)``; keep the ``{fields}`` (and
+their format specs) of the English in the Spanish. Terms follow ``i18n/es/GLOSSARY.md``: rank, world
+size, backend, all-reduce, checkpoint... stay in English; code, names and values are never translated.
+`tests/test_translations.py` fails when a `tr` template has no entry here, when an entry's template
+is gone from the code, or when the fields differ.
+"""
+
+SPANISH = {
+    # ddp_lessons.quiz: the words around every quick-check question
+    "Quick check.": "Comprobación rápida.",
+    "Answer": "Respuesta",
+    "✓ Correct. {explanation}": "✓ Correcto. {explanation}",
+    "✗ Not quite: ({letter}) is not it. {feedback} Try another option.":
+        "✗ No exactamente: ({letter}) no es la respuesta. {feedback} Pruebe otra opción.",
+    "✗ Not quite: ({letter}) is not it. Think again, then try another option.":
+        "✗ No exactamente: ({letter}) no es la respuesta. Piénselo de nuevo y pruebe otra opción.",
+    "Answer with quiz.check(letter), or click an option in JupyterLab.":
+        "Responda con quiz.check(letra) o haga clic en una opción en JupyterLab.",
+    'no question asked yet: run a quiz.ask("NN", k) cell first':
+        'todavía no se ha hecho ninguna pregunta: ejecute antes una celda quiz.ask("NN", k)',
+
+    # ddp_lessons.grading.feedback: the student's feedback file
+    "# Feedback for {student}": "# Evaluación de {student}",
+    "Total: **{total}/{possible}** points.": "Total: **{total}/{possible}** puntos.",
+    "## {exercise}: {points}/{max_points} points": "## {exercise}: {points}/{max_points} puntos",
+    "| | check | points |": "| | comprobación | puntos |",
+    " (cell {cell})": " (celda {cell})",
+    "passed": "superada",
+    "failed": "no superada",
+    "**{title}** — what you saw when this check ran:":
+        "**{title}**: lo que usted vio al ejecutarse esta comprobación:",
+    "**Not submitted**: no notebook with this name was handed in.":
+        "**No entregado**: no se entregó ningún notebook con este nombre.",
+    "**Unreadable**: the file is not a notebook the grader could open.":
+        "**Ilegible**: el archivo no es un notebook que el corrector pueda abrir.",
+    "**Timed out**: a cell ran past its time limit, so this exercise scores zero.":
+        "**Tiempo agotado**: una celda superó su límite de tiempo, así que este ejercicio puntúa cero.",
+    "**Crashed**: the notebook's kernel died (for example `os._exit` or out of memory), so this exercise "
+    "scores zero.":
+        "**Caída del kernel**: el kernel del notebook murió (por ejemplo, `os._exit` o falta de memoria), "
+        "así que este ejercicio puntúa cero.",
+    "**Did not run**: the notebook could not be started.": "**No se ejecutó**: no se pudo iniciar el notebook.",
+    "**Over a limit**: this notebook {note}, so this exercise scores zero. The grader bounds the memory, disk, "
+    "processes and output of every notebook, so that one cannot slow down or break the others graded beside it.":
+        "**Por encima de un límite**: este notebook {note}, así que este ejercicio puntúa cero. El corrector "
+        "limita la memoria, el disco, los procesos y la salida de cada notebook, para que ninguno pueda "
+        "ralentizar ni romper a los demás que se corrigen a la vez.",
+
+    # ddp_lessons.checks.common
+    "expected one {name!r} record from each rank 0..{last}, got ranks {ranks}":
+        "se esperaba un registro {name!r} de cada rank 0..{last}, pero llegaron los ranks {ranks}",
+    # ddp_lessons.checks.gradients (exercises 1 and 4)
+    "return one list of gradients per shard: {world} shards, got {got}":
+        "devuelva una lista de gradientes por fragmento: {world} fragmentos, pero llegaron {got}",
+    "{world} replicas, replica {rank}": "{world} réplicas, réplica {rank}",
+    "{where}: return one gradient per parameter ({expected}), got {got}":
+        "{where}: devuelva un gradiente por parámetro ({expected}), pero llegaron {got}",
+    "{where}: this gradient holds the earlier replicas' gradients too: backward() adds to .grad, so zero the "
+    "gradients (model.zero_grad()) before each replica's backward":
+        "{where}: este gradiente contiene también los gradientes de las réplicas anteriores: backward() suma "
+        "a .grad, así que ponga los gradientes a cero (model.zero_grad()) antes de la propagación hacia atrás "
+        "de cada réplica",
+    "{where}: your gradient is {scale:g}x the expected one: use the mean loss over the shard (F.mse_loss's "
+    "default), not the sum":
+        "{where}: su gradiente es {scale:g} veces el esperado: utilice la pérdida media sobre el fragmento "
+        "(lo que F.mse_loss hace por defecto), no la suma",
+    "{where}: this is the whole batch's gradient: replica r computes on shards[r] only":
+        "{where}: este es el gradiente del lote entero: la réplica r calcula solo sobre shards[r]",
+    "{where}: expected the gradient of the mean loss on shards[{rank}]; max |difference| {difference:.3g}":
+        "{where}: se esperaba el gradiente de la pérdida media sobre shards[{rank}]; diferencia máxima "
+        "(en valor absoluto) {difference:.3g}",
+    "each replica's gradient is the mean-loss gradient of its own shard":
+        "el gradiente de cada réplica es el de la pérdida media sobre su propio fragmento",
+    "return one averaged gradient per parameter ({expected}), got {got}":
+        "devuelva un gradiente promediado por parámetro ({expected}), pero llegaron {got}",
+    "{world} replicas: you summed the replicas' gradients; DDP's all-reduce averages them (the sum divided by "
+    "the world size)":
+        "{world} réplicas: ha sumado los gradientes de las réplicas; el all-reduce de DDP los promedia (la suma "
+        "dividida entre el world size)",
+    "{world} replicas: that is replica 0's gradient alone: average over all replicas":
+        "{world} réplicas: ese es solo el gradiente de la réplica 0: promedie sobre todas las réplicas",
+    "{world} replicas: the average of the replicas' gradients should equal the whole batch's; max |difference| "
+    "{difference:.3g}":
+        "{world} réplicas: el promedio de los gradientes de las réplicas debería ser igual al del lote entero; "
+        "diferencia máxima (en valor absoluto) {difference:.3g}",
+    "the mean of the replicas' gradients is the whole batch's gradient (max |difference| {difference:.1e})":
+        "la media de los gradientes de las réplicas es el gradiente del lote entero (diferencia máxima en valor "
+        "absoluto: {difference:.1e})",
+    "rank {rank}'s weights differ from rank 0's: DDP(model) copies rank 0's weights to every rank when it is "
+    "built. Did you wrap the model?":
+        "los pesos del rank {rank} son distintos de los del rank 0: DDP(model) copia los pesos del rank 0 a "
+        "todos los ranks al construirse. ¿Ha envuelto el modelo?",
+    "rank {rank}'s gradients differ from rank 0's: run the forward pass through the DDP wrapper "
+    "(ddp_model(inputs)); only then does backward() all-reduce the gradients":
+        "los gradientes del rank {rank} son distintos de los del rank 0: haga la propagación hacia delante a "
+        "través del envoltorio de DDP (ddp_model(inputs)); solo así backward() hace el all-reduce de los "
+        "gradientes",
+    "the gradients are {scale:g}x one process's gradient on the whole batch: use the mean loss on each rank "
+    "(DDP averages across ranks, so a summed loss scales it by the batch size)":
+        "los gradientes son {scale:g} veces el gradiente de un solo proceso sobre el lote entero: utilice la "
+        "pérdida media en cada rank (DDP promedia entre los ranks, así que una pérdida sumada lo multiplica "
+        "por el tamaño del lote)",
+    "every rank holds the same gradient, but not the whole batch's: max |difference| {difference:.3g}":
+        "todos los ranks tienen el mismo gradiente, pero no el del lote entero: diferencia máxima (en valor "
+        "absoluto) {difference:.3g}",
+    "all {nproc} ranks hold one process's gradient on the whole batch (max |difference| {difference:.1e})":
+        "los {nproc} ranks tienen el gradiente de un solo proceso sobre el lote entero (diferencia máxima en "
+        "valor absoluto: {difference:.1e})",
+    # ddp_lessons.checks.process_group (exercise 2)
+    "rank {rank} sees a world of {world}, expected {nproc}":
+        "el rank {rank} ve un world size de {world}; se esperaba {nproc}",
+    "rank {rank} joined with {got!r}, but this machine needs {expected!r} ({reason}): pass "
+    "backend.choose().backend to init_process_group, not a fixed name":
+        "el rank {rank} se unió con {got!r}, pero esta máquina necesita {expected!r} ({reason}): pase "
+        "backend.choose().backend a init_process_group, no un nombre fijo",
+    "rank {rank} computes on {got}, expected {expected}: take the device from backend.choose(local_rank), "
+    "where local_rank = int(os.environ['LOCAL_RANK'])":
+        "el rank {rank} calcula en {got}; se esperaba {expected}: tome el dispositivo de "
+        "backend.choose(local_rank), con local_rank = int(os.environ['LOCAL_RANK'])",
+    "rank {rank}'s current CUDA device is cuda:{got}, expected {expected}: call torch.cuda.set_device(device) "
+    "before init_process_group":
+        "el dispositivo CUDA actual del rank {rank} es cuda:{got}; se esperaba {expected}: llame a "
+        "torch.cuda.set_device(device) antes de init_process_group",
+    "{nproc} ranks joined with {backend}, {placement}": "{nproc} ranks se unieron con {backend}, {placement}",
+    "each on its own device: {devices}": "cada uno en su propio dispositivo: {devices}",
+    "all on the CPU (each a process of its own)": "todos en la CPU (cada uno en su propio proceso)",
+    "ranks {ranks} share {device}": "los ranks {ranks} comparten {device}",
+    "rank {rank} on {device}": "el rank {rank} en {device}",
+    "the launch in the check cell above must succeed first: this check reads what its ranks recorded (fix "
+    "the script until that cell runs without error)":
+        "primero debe funcionar el lanzamiento de la celda de comprobación de arriba: esta comprobación lee lo "
+        "que registraron sus ranks (corrija el script hasta que esa celda se ejecute sin errores)",
+    "rank {rank} got the sum {got}: all_reduce sums by default; divide by dist.get_world_size()":
+        "el rank {rank} obtuvo la suma {got}: all_reduce suma por defecto; divida entre dist.get_world_size()",
+    "rank {rank} got back its own value {got}: dist.all_reduce(tensor) combines the tensor across ranks":
+        "el rank {rank} recibió su propio valor {got}: dist.all_reduce(tensor) combina el tensor entre los ranks",
+    "rank {rank} got {got}, expected the mean {mean}": "el rank {rank} obtuvo {got}; se esperaba la media {mean}",
+    "rank {rank}'s input changed from {before} to {after}: all_reduce works in place, so reduce a copy "
+    "(value.clone())":
+        "la entrada del rank {rank} cambió de {before} a {after}: all_reduce trabaja in situ, así que reduzca "
+        "una copia (value.clone())",
+    "every rank got the mean {mean} and kept its own value":
+        "todos los ranks obtuvieron la media {mean} y conservaron su propio valor",
+    "setup() never called dist.init_process_group": "setup() nunca llamó a dist.init_process_group",
+    "with a GPU per rank setup() joined with {got!r}, not 'nccl': pass backend.choose(local_rank).backend to "
+    "init_process_group, not a fixed name":
+        "con una GPU por rank, setup() se unió con {got!r}, no con 'nccl': pase backend.choose(local_rank).backend "
+        "a init_process_group, no un nombre fijo",
+    "with a GPU per rank setup() never called torch.cuda.set_device: every rank would use cuda:0; call "
+    "torch.cuda.set_device(choice.device) before init_process_group":
+        "con una GPU por rank, setup() nunca llamó a torch.cuda.set_device: todos los ranks usarían cuda:0; "
+        "llame a torch.cuda.set_device(choice.device) antes de init_process_group",
+    "setup() called torch.cuda.set_device after init_process_group: call it before":
+        "setup() llamó a torch.cuda.set_device después de init_process_group: llámelo antes",
+    "setup() set the CUDA device to {got}, expected {gpu} (LOCAL_RANK)":
+        "setup() fijó el dispositivo CUDA en {got}; se esperaba {gpu} (LOCAL_RANK)",
+    "setup() returned {got}, expected {gpu}": "setup() devolvió {got}; se esperaba {gpu}",
+    "with a simulated GPU per rank, setup() sets {gpu} and joins with nccl":
+        "con una GPU simulada por rank, setup() fija {gpu} y se une con nccl",
+    # ddp_lessons.checks.devices (exercise 3)
+    "RANK numbers the workers of the whole job: node_rank * nproc_per_node + local_rank":
+        "RANK numera los procesos de todo el trabajo: node_rank * nproc_per_node + local_rank",
+    "LOCAL_RANK numbers the workers on one node, from 0": "LOCAL_RANK numera los procesos de un nodo, desde 0",
+    "WORLD_SIZE counts every worker of the job: nnodes * nproc_per_node":
+        "WORLD_SIZE cuenta todos los procesos del trabajo: nnodes * nproc_per_node",
+    "LOCAL_WORLD_SIZE counts the workers on this node: nproc_per_node":
+        "LOCAL_WORLD_SIZE cuenta los procesos de este nodo: nproc_per_node",
+    "node {node} of {nnodes}, local rank {local_rank} of {nproc}: {key} should be {value}, got {got!r}. {hint}":
+        "nodo {node} de {nnodes}, rank local {local_rank} de {nproc}: {key} debería ser {value}, pero vale "
+        "{got!r}. {hint}",
+    "RANK, LOCAL_RANK, WORLD_SIZE and LOCAL_WORLD_SIZE match torchrun's for 1-3 nodes":
+        "RANK, LOCAL_RANK, WORLD_SIZE y LOCAL_WORLD_SIZE coinciden con los de torchrun para 1-3 nodos",
+    "use LOCAL_RANK, not RANK: every node numbers its GPUs from 0, while RANK counts the workers of all nodes":
+        "utilice LOCAL_RANK, no RANK: cada nodo numera sus GPU desde 0, mientras que RANK cuenta los procesos "
+        "de todos los nodos",
+    "nccl needs GPUs: on CPU use gloo": "nccl necesita GPU: en la CPU utilice gloo",
+    "NCCL refuses two ranks on one GPU ('Duplicate GPU detected'): when the ranks of a node share its GPUs, "
+    "use gloo":
+        "NCCL rechaza dos ranks en una GPU ('Duplicate GPU detected'): cuando los ranks de un nodo comparten "
+        "sus GPU, utilice gloo",
+    "compare the node's GPUs with the ranks on this node (LOCAL_WORLD_SIZE), not with the whole job "
+    "(WORLD_SIZE)":
+        "compare las GPU del nodo con los ranks de este nodo (LOCAL_WORLD_SIZE), no con todo el trabajo "
+        "(WORLD_SIZE)",
+    "this node has no GPU: use 'cpu'": "este nodo no tiene GPU: utilice 'cpu'",
+    "the node has GPUs: use one, named with its index, e.g. 'cuda:0'":
+        "el nodo tiene GPU: utilice una, nombrada con su índice, p. ej. 'cuda:0'",
+    "{device} does not exist on a node with {gpus} GPU(s): ranks share them as cuda:(LOCAL_RANK % gpus)":
+        "{device} no existe en un nodo con {gpus} GPU: los ranks las comparten como cuda:(LOCAL_RANK % gpus)",
+    "every rank has a GPU of its own here: use nccl, the GPU backend":
+        "aquí cada rank tiene una GPU propia: utilice nccl, el backend para GPU",
+    "follow the rule of lesson 3": "siga la regla de la lección 3",
+    "worker RANK={rank} (LOCAL_RANK={local_rank}, {nproc} per node, {nnodes} node(s)) on a node with {gpus} "
+    "GPU(s): expected {expected}, got {got}. {hint}":
+        "proceso RANK={rank} (LOCAL_RANK={local_rank}, {nproc} por nodo, {nnodes} nodo(s)) en un nodo con "
+        "{gpus} GPU: se esperaba {expected}, pero llegó {got}. {hint}",
+    "devices and backends are right for 1-2 nodes of 1-4 ranks with 0-4 GPUs":
+        "dispositivos y backends correctos para 1-2 nodos de 1-4 ranks con 0-4 GPU",
+}

@@ -1,0 +1,52 @@
+"""The lesson 15 calculator: predictions from `sharding.predict`, a measured ledger beside them when one exists."""
+from ddp_lessons import sharding
+from ddp_lessons.memory_calculator import MemoryCalculator
+
+PSI, TENSORS, ACTIVATIONS = 86_544, 6, 77_824
+MEASURED = {("fsdp", 4): {"parameters": 86_544, "gradients": 86_544, "optimizer": 173_112, "buckets": 0,
+                          "activations": ACTIVATIONS, "total": 86_544 * 2 + 173_112 + ACTIVATIONS}}
+
+
+def calculator(**settings):
+    return MemoryCalculator(PSI, tensors=TENSORS, activations=ACTIVATIONS, measured=MEASURED, **settings)
+
+
+def test_the_prediction_is_the_formula_for_the_current_settings():
+    calc = calculator(world_size=4, strategy="zero1", optimizer="momentum", precision="mixed")
+    assert calc.prediction() == sharding.predict(PSI, 4, "zero1", "momentum", "mixed", tensors=TENSORS,
+                                                 activations=ACTIVATIONS)
+
+
+def test_a_measured_configuration_is_shown_next_to_its_prediction_and_agrees():
+    calc = calculator(world_size=4, strategy="fsdp")
+    rows = calc.rows()
+    assert [row for row, _, _ in rows] == [*sharding.ROWS, "total"]
+    assert all(predicted == measured for _, predicted, measured in rows)
+    assert "mean over ranks" in calc.text() and "0.083 MiB" in calc.text()
+
+
+def test_settings_no_run_had_show_no_measurement():
+    for settings in (dict(world_size=2), dict(optimizer="sgd"), dict(precision="mixed"), dict(strategy="ddp")):
+        calc = calculator(**{"world_size": 4, "strategy": "fsdp", **settings})
+        assert calc.measurement() is None
+        assert all(measured is None for _, _, measured in calc.rows())
+        assert "no run of this lesson had these settings" in calc.text()
+
+
+def test_outside_jupyter_it_is_text_and_html_without_a_widget():
+    bundle = calculator()._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html"}
+    assert bundle["text/plain"].startswith("Ψ = 86,544 parameters, 4 rank(s), FSDP2")
+    assert "<table>" in bundle["text/html"]
+
+
+def test_changing_a_control_redraws_the_table():
+    calc = calculator()
+    box = calc.widget()
+    controls = [*box.children[0].children, *box.children[1].children]
+    table = box.children[2]
+    assert "mean over ranks" in table.value
+    controls[1].value = 64  # world size
+    assert calc.settings["world_size"] == 64 and "no run of this lesson" in table.value
+    assert f"{sharding.predict(PSI, 64, 'fsdp', tensors=TENSORS, activations=ACTIVATIONS)['total'] / 2**20:,.3f}" \
+        in table.value
