@@ -198,4 +198,96 @@ SPANISH = {
         "{gpus} GPU: se esperaba {expected}, pero llegó {got}. {hint}",
     "devices and backends are right for 1-2 nodes of 1-4 ranks with 0-4 GPUs":
         "dispositivos y backends correctos para 1-2 nodos de 1-4 ranks con 0-4 GPU",
+    # ddp_lessons.checks.sampler (exercise 5)
+    "shards must be strided: rank r takes positions r, r+W, r+2W, ... of the epoch's order; you returned "
+    "contiguous blocks":
+        "los fragmentos deben ser intercalados: el rank r toma las posiciones r, r+W, r+2W, ... del orden de "
+        "la época; usted devolvió bloques contiguos",
+    "too few indices: when the size does not divide by world_size, the order is padded to "
+    "ceil(size / world_size) * world_size by repeating it from its start (again and again if the data set is "
+    "tiny), so every rank gets {count}":
+        "faltan índices: cuando el tamaño no es divisible entre world_size, el orden se rellena hasta "
+        "ceil(size / world_size) * world_size repitiéndolo desde su principio (una y otra vez si el conjunto "
+        "de datos es diminuto), así que cada rank recibe {count}",
+    "with drop_last=True the order is cut to floor(size / world_size) * world_size indices, with no padding, "
+    "so every rank gets {count}":
+        "con drop_last=True el orden se corta a floor(size / world_size) * world_size índices, sin relleno, "
+        "así que cada rank recibe {count}",
+    "every rank gets {count} indices here": "aquí cada rank recibe {count} índices",
+    "padding must repeat the first indices of the epoch's order, in order (order + order[:padding]): "
+    "expected {padded} at the padded positions":
+        "el relleno debe repetir los primeros índices del orden de la época, en orden "
+        "(order + order[:padding]): se esperaba {padded} en las posiciones de relleno",
+    "the order must change with the epoch: seed the generator with seed + epoch":
+        "el orden debe cambiar con la época: inicialice el generador con seed + epoch",
+    "with shuffle=True, first permute: torch.randperm(size, generator=g) with g = torch.Generator(); "
+    "g.manual_seed(seed + epoch)":
+        "con shuffle=True, primero permute: torch.randperm(size, generator=g) con g = torch.Generator(); "
+        "g.manual_seed(seed + epoch)",
+    "compare with the rule in lesson 5": "compare con la regla de la lección 5",
+    "size={size}, world_size={world}, rank={rank}, epoch={epoch}, seed={seed}, shuffle={shuffle}, "
+    "drop_last={drop_last}: expected {expected}, got {got}. {hint}":
+        "size={size}, world_size={world}, rank={rank}, epoch={epoch}, seed={seed}, shuffle={shuffle}, "
+        "drop_last={drop_last}: se esperaba {expected}, pero llegó {got}. {hint}",
+    "identical to torch's DistributedSampler in all {count} cases tried":
+        "idéntico al DistributedSampler de torch en los {count} casos probados",
+    "size={size}, world_size={world}, drop_last={drop_last}: expected {expected}, got {got}. Count every visit "
+    "of every rank: padded indices are visited more than once, indices cut by drop_last zero times":
+        "size={size}, world_size={world}, drop_last={drop_last}: se esperaba {expected}, pero llegó {got}. "
+        "Cuente cada visita de cada rank: los índices de relleno se visitan más de una vez, y los que corta "
+        "drop_last, ninguna",
+    "visit counts are right, padding and drop_last included":
+        "los recuentos de visitas son correctos, con el relleno y drop_last incluidos",
+    # ddp_lessons.checks.no_sync (exercise 6)
+    "rank {rank} all-reduced {calls} times, once per micro-batch: run the forward AND the backward of the first "
+    "{first} micro-batches of each step inside `with ddp_model.no_sync():` (DDP decides in the forward whether "
+    "the next backward all-reduces, so a backward alone inside no_sync() still all-reduces)":
+        "el rank {rank} hizo {calls} all-reduces, uno por microlote: ejecute la propagación hacia delante Y la "
+        "propagación hacia atrás de los {first} primeros microlotes de cada paso dentro de "
+        "`with ddp_model.no_sync():` (DDP decide en la propagación hacia delante si la siguiente propagación "
+        "hacia atrás hace el all-reduce, así que una propagación hacia atrás sola dentro de no_sync() lo sigue "
+        "haciendo)",
+    "no all-reduce ran: the last micro-batch of each step must run its backward outside no_sync(), so DDP "
+    "all-reduces the accumulated gradients":
+        "no se ejecutó ningún all-reduce: el último microlote de cada paso debe hacer su propagación hacia atrás "
+        "fuera de no_sync(), para que DDP haga el all-reduce de los gradientes acumulados",
+    "rank {rank} all-reduced {calls} times, expected {steps} (one per step)":
+        "el rank {rank} hizo {calls} all-reduces; se esperaban {steps} (uno por paso)",
+    "rank {rank} took {taken} optimizer steps for {micro} micro-batches: step once every {k} micro-batches":
+        "el rank {rank} dio {taken} pasos del optimizador para {micro} microlotes: dé un paso cada {k} "
+        "microlotes",
+    "after step {step}, rank {rank}'s weights differ from rank 0's: the step used gradients that were not "
+    "all-reduced":
+        "tras el paso {step}, los pesos del rank {rank} son distintos de los del rank 0: el paso usó gradientes "
+        "sin all-reduce",
+    "step {step} moved the weights {k}x too far: the gradients of the {k} micro-batches add up, so divide each "
+    "micro-batch's loss by accumulation_steps":
+        "el paso {step} movió los pesos {k} veces más de lo debido: los gradientes de los {k} microlotes se "
+        "suman, así que divida la pérdida de cada microlote entre accumulation_steps",
+    "step {step} differs although step 0 was right: zero the gradients after each optimizer step, or they carry "
+    "over into the next one":
+        "el paso {step} es distinto aunque el paso 0 era correcto: ponga los gradientes a cero tras cada paso "
+        "del optimizador, o se arrastrarán al siguiente",
+    "step {step} differs from one process's SGD step on the step's {samples} samples; max |difference| "
+    "{difference:.3g}":
+        "el paso {step} es distinto del paso de SGD de un solo proceso sobre las {samples} muestras del paso; "
+        "diferencia máxima (en valor absoluto) {difference:.3g}",
+    "{steps} steps, {steps} all-reduces per rank (not {micro}), each step equal to one process's SGD step on "
+    "{batches} micro-batches":
+        "{steps} pasos, {steps} all-reduces por rank (no {micro}), cada paso igual al paso de SGD de un solo "
+        "proceso sobre {batches} microlotes",
+    # ddp_lessons.checks.set_epoch (exercise 7)
+    "all {epochs} epochs visited the data in the same order (rank 0: {order}): call sampler.set_epoch(epoch) at "
+    "the start of each epoch, before iterating the DataLoader":
+        "las {epochs} épocas recorrieron los datos en el mismo orden (rank 0: {order}): llame a "
+        "sampler.set_epoch(epoch) al inicio de cada época, antes de iterar sobre el DataLoader",
+    "epoch {epoch} used epoch {previous}'s order: set_epoch comes too late; call sampler.set_epoch(epoch) before "
+    "the loop over the DataLoader":
+        "la época {epoch} usó el orden de la época {previous}: set_epoch llega demasiado tarde; llame a "
+        "sampler.set_epoch(epoch) antes del bucle sobre el DataLoader",
+    "epoch {epoch}, rank {rank} visited {got}, expected {expected} (set_epoch({epoch}))":
+        "época {epoch}: el rank {rank} visitó {got}; se esperaba {expected} (set_epoch({epoch}))",
+    "{epochs} epochs, each in a new order; in each, the ranks' shards cover all {size} samples":
+        "{epochs} épocas, cada una en un orden nuevo; en cada una, los fragmentos de los ranks cubren las "
+        "{size} muestras",
 }
