@@ -376,4 +376,91 @@ SPANISH = {
         "se mató al rank 0 mientras escribía el snapshot de la época {killed_epoch}, paso {killed_step}; el "
         "trabajo se reinició en la época {epoch}, paso {step} (el último snapshot completo), entrenó los mismos "
         "lotes que la ejecución sin interrupción y terminó idéntico bit a bit a ella ({expected})",
+    # ddp_lessons.checks.accelerate_port (exercise 14)
+    "Accelerate saw {processes} process(es), {distributed_type}: on a machine without (enough) GPUs create "
+    "Accelerator(cpu=True), or it does not join torchrun's process group":
+        "Accelerate vio {processes} proceso(s), {distributed_type}: en una máquina sin GPU (o sin suficientes) "
+        "cree Accelerator(cpu=True); si no, no se une al grupo de procesos de torchrun",
+    "the model is a {model_type}, not DistributedDataParallel: pass it to accelerator.prepare (together with the "
+    "optimizer and the DataLoader) and train the model prepare returns":
+        "el modelo es un {model_type}, no un DistributedDataParallel: páselo a accelerator.prepare (junto con el "
+        "optimizador y el DataLoader) y entrene el modelo que devuelve prepare",
+    "process {rank} trained on {samples} samples in one epoch, the whole dataset: pass the DataLoader to "
+    "accelerator.prepare, so each process gets its share":
+        "el proceso {rank} entrenó con {samples} muestras en una época, todo el conjunto de datos: pase el "
+        "DataLoader a accelerator.prepare, para que cada proceso reciba su parte",
+    "process {rank} trained on {samples} samples in one epoch, the DDP script's ranks on {expected}: same batch "
+    "size per process":
+        "el proceso {rank} entrenó con {samples} muestras en una época, y los ranks del script DDP con "
+        "{expected}: el mismo tamaño de lote por proceso",
+    "process {rank} stepped the optimizer {steps} times in one epoch, after every batch; the DDP script steps "
+    "{expected} times, once every {accumulate} batches: create the Accelerator with "
+    "gradient_accumulation_steps=args.accumulate and train each batch inside `with accelerator.accumulate(model):`":
+        "el proceso {rank} dio {steps} pasos del optimizador en una época, uno tras cada lote; el script DDP da "
+        "{expected}, uno cada {accumulate} lotes: cree el Accelerator con "
+        "gradient_accumulation_steps=args.accumulate y entrene cada lote dentro de "
+        "`with accelerator.accumulate(model):`",
+    "process {rank} stepped the optimizer {steps} times in one epoch, the DDP script {expected}: one step every "
+    "{accumulate} batches":
+        "el proceso {rank} dio {steps} pasos del optimizador en una época, y el script DDP {expected}: un paso "
+        "cada {accumulate} lotes",
+    "run again with the same --snapshot folder, the port started at epoch 0 again: register the epoch with "
+    "accelerator.register_for_checkpointing(progress) and call resume(accelerator, args.snapshot) after "
+    "accelerator.prepare, before the training loop":
+        "ejecutada otra vez con la misma carpeta de --snapshot, la versión portada volvió a empezar en la época 0: "
+        "registre la época con accelerator.register_for_checkpointing(progress) y llame a "
+        "resume(accelerator, args.snapshot) después de accelerator.prepare, antes del bucle de entrenamiento",
+    "after one epoch, the resumed port started at epoch {epoch}":
+        "tras una época, la versión portada reanudada empezó en la época {epoch}",
+    "process {rank} evaluated {samples} samples, the dataset has {expected}: the last round of an uneven loader "
+    "is padded with repeated samples; gather with accelerator.gather_for_metrics, which drops them "
+    "(accelerator.gather keeps them)":
+        "el proceso {rank} evaluó {samples} muestras, y el conjunto de datos tiene {expected}: la última ronda de "
+        "un loader desigual se rellena con muestras repetidas; recoja con accelerator.gather_for_metrics, que "
+        "las descarta (accelerator.gather las conserva)",
+    "process {rank} evaluated {samples} samples, the dataset has {expected}: let each process score its share "
+    "of a prepared DataLoader, and gather the results of all processes with accelerator.gather_for_metrics":
+        "el proceso {rank} evaluó {samples} muestras, y el conjunto de datos tiene {expected}: deje que cada "
+        "proceso evalúe su parte de un DataLoader preparado, y recoja los resultados de todos los procesos con "
+        "accelerator.gather_for_metrics",
+    "process {rank} ended with other weights than process 0: train the model that accelerator.prepare returned, "
+    "and step with accelerator.backward(loss) and optimizer.step()":
+        "el proceso {rank} terminó con otros pesos que el proceso 0: entrene el modelo que devolvió "
+        "accelerator.prepare, y dé los pasos con accelerator.backward(loss) y optimizer.step()",
+    "the final weights differ from DDP's (max |difference| {gap:.3g}) and the loader shuffles with a {sampler}: "
+    "create the Accelerator with dataloader_config=DataLoaderConfiguration(use_seedable_sampler=True), so the "
+    "shuffle is seeded like DistributedSampler(seed=...)":
+        "los pesos finales difieren de los de DDP (diferencia máxima en valor absoluto: {gap:.3g}) y el loader "
+        "baraja con un {sampler}: cree el Accelerator con "
+        "dataloader_config=DataLoaderConfiguration(use_seedable_sampler=True), para que el barajado se "
+        "inicialice con la semilla como en DistributedSampler(seed=...)",
+    "the final weights differ from DDP's by up to {gap:.3g} (allowed: {tolerance:g}): call "
+    "accelerator.backward(loss) inside accelerator.accumulate (it divides the loss by the accumulation steps, as "
+    "the DDP script does), and keep the seed, learning rate, momentum and batch size":
+        "los pesos finales difieren de los de DDP hasta en {gap:.3g} (se permite {tolerance:g}): llame a "
+        "accelerator.backward(loss) dentro de accelerator.accumulate (divide la pérdida entre los pasos de "
+        "acumulación, como hace el script DDP), y mantenga la semilla, la tasa de aprendizaje, el momento y el "
+        "tamaño de lote",
+    "the port's evaluation gave MSE {mse:.6g}, the DDP script's {expected:.6g}: the mean of the squared errors of "
+    "every sample, each counted once":
+        "la evaluación de la versión portada dio un MSE de {mse:.6g}, y la del script DDP {expected:.6g}: la "
+        "media de los errores al cuadrado de todas las muestras, cada una contada una vez",
+    "{nproc} processes, DistributedDataParallel, {steps} optimizer steps and {samples} samples per epoch and "
+    "process; resumed at epoch 1; evaluated {eval_samples} samples (MSE {mse:.4g}); final weights within "
+    "{tolerance:g} of the DDP script's (max |difference| {gap:.2g})":
+        "{nproc} procesos, DistributedDataParallel, {steps} pasos del optimizador y {samples} muestras por época "
+        "y proceso; reanudado en la época 1; {eval_samples} muestras evaluadas (MSE {mse:.4g}); pesos finales a "
+        "menos de {tolerance:g} de los del script DDP (diferencia máxima en valor absoluto: {gap:.2g})",
+    "the port fails in its first epoch; fix this first:\n{error}":
+        "la versión portada falla en su primera época; corrija esto primero:\n{error}",
+    "run again with the same --snapshot folder, the port wrote checkpoint_0 again, which exists: call "
+    "resume(accelerator, args.snapshot) after accelerator.prepare, before the training loop (it loads the newest "
+    "complete snapshot and numbers the next one after it), and register the epoch with "
+    "accelerator.register_for_checkpointing(progress) before it":
+        "ejecutada otra vez con la misma carpeta de --snapshot, la versión portada volvió a escribir "
+        "checkpoint_0, que ya existe: llame a resume(accelerator, args.snapshot) después de accelerator.prepare, "
+        "antes del bucle de entrenamiento (carga el snapshot completo más reciente y numera el siguiente a "
+        "continuación), y registre antes la época con accelerator.register_for_checkpointing(progress)",
+    "run again from its snapshot, the port fails:\n{error}":
+        "ejecutada otra vez desde su snapshot, la versión portada falla:\n{error}",
 }
