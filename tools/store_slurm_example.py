@@ -9,6 +9,8 @@ and where it came from to ddp_lessons/data/slurm_job_example.json:
 """
 import datetime
 import json
+import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -43,7 +45,13 @@ def main() -> None:
         "label": "a real SLURM job of examples/train_ddp.sbatch, signalled once, requeued and resumed",
         "provenance": "tools/store_slurm_example.py on the course's one-node test cluster "
                       "(tests/slurm_cluster.py), the procedure of tests/test_slurm.py",
+        "method": "submit the sbatch with 2 CPU ranks, send its batch script SIGUSR1 once the first snapshot "
+                  "exists, wait for the requeued job to complete; the output is the job's log with the job "
+                  "folder shown as $PWD",
+        "source": "the job's own output file (sbatch --open-mode=append) and scontrol show job",
         "created": datetime.date.today().isoformat(),
+        "machine": {"cpu_cores": os.cpu_count(), "platform": platform.platform(), "backend": "gloo",
+                    "device": "cpu", "torch": torch.__version__},
         "slurm": version, "torch": torch.__version__,
         "submitted": "sbatch --gpus-per-node=0 --cpus-per-task=N train_ddp.sbatch "
                      + " ".join(ARGS) + " --cpu --snapshot $PWD/snapshot.pt  (NPROC_PER_NODE=2)",

@@ -463,4 +463,59 @@ SPANISH = {
         "continuación), y registre antes la época con accelerator.register_for_checkpointing(progress)",
     "run again from its snapshot, the port fails:\n{error}":
         "ejecutada otra vez desde su snapshot, la versión portada falla:\n{error}",
+    # ddp_lessons.checks.checkpoint (exercise 8)
+    "rank {rank} called torch.load before rank 0's torch.save had finished: call dist.barrier() after rank 0 "
+    "saves and before any rank loads, or a rank reads a missing or half-written file":
+        "el rank {rank} llamó a torch.load antes de que terminara el torch.save del rank 0: llame a "
+        "dist.barrier() después de que guarde el rank 0 y antes de que cargue ningún rank; si no, un rank lee "
+        "un archivo que falta o que está a medio escribir",
+    "rank {rank} saved too: only rank 0 writes the checkpoint (every rank holds the same weights, and several "
+    "processes writing one file at once can corrupt it)":
+        "el rank {rank} también guardó: solo el rank 0 escribe el checkpoint (todos los ranks tienen los mismos "
+        "pesos, y varios procesos que escriben un mismo archivo a la vez pueden corromperlo)",
+    "the checkpoint's keys start with 'module.': save ddp_model.module.state_dict(), the weights of the model "
+    "inside the DDP wrapper, so a plain model can load them":
+        "las claves del checkpoint empiezan por 'module.': guarde ddp_model.module.state_dict(), los pesos del "
+        "modelo que hay dentro del envoltorio de DDP, para que un modelo normal pueda cargarlos",
+    "rank 0 never called torch.save": "el rank 0 nunca llamó a torch.save",
+    "rank {rank} never loaded the checkpoint: every rank loads it":
+        "el rank {rank} nunca cargó el checkpoint: todos los ranks lo cargan",
+    "call torch.load(..., weights_only=True): it loads tensors only and refuses pickled code":
+        "llame a torch.load(..., weights_only=True): solo carga tensores y rechaza el código serializado con "
+        "pickle",
+    "pass map_location=device to torch.load, so each rank loads onto its own device (the tensors were saved "
+    "from rank 0's device)":
+        "pase map_location=device a torch.load, para que cada rank cargue en su propio dispositivo (los tensores "
+        "se guardaron desde el dispositivo del rank 0)",
+    "rank {rank}'s resumed model is not the trained one: load the state dict you read into the model "
+    "(model.load_state_dict(state))":
+        "el modelo reanudado del rank {rank} no es el entrenado: cargue en el modelo el state dict que ha leído "
+        "(model.load_state_dict(state))",
+    "rank 0 saved once; all {nproc} ranks loaded the complete file (weights_only=True) and resumed with the "
+    "trained weights (checksum {checksum})":
+        "el rank 0 guardó una vez; los {nproc} ranks cargaron el archivo completo (weights_only=True) y "
+        "reanudaron con los pesos entrenados (suma de comprobación {checksum})",
+    # ddp_lessons.checks.scaling (exercise 9)
+    "speedup and efficiency are swapped: return (speedup, efficiency)":
+        "la aceleración y la eficiencia están intercambiadas: devuelva (speedup, efficiency)",
+    "speedup is inverted: it is above 1 when W ranks are faster than one":
+        "la aceleración está invertida: es mayor que 1 cuando W ranks son más rápidos que uno",
+    "in weak scaling W ranks process W times the samples of one rank per step: speedup is the throughput ratio "
+    "W * T(1) / T(W), not T(1) / T(W)":
+        "en el escalado débil, W ranks procesan por paso W veces las muestras de un rank: la aceleración es el "
+        "cociente de rendimientos W * T(1) / T(W), no T(1) / T(W)",
+    "efficiency is speedup / W (1.0 = perfect scaling), not speedup * W":
+        "la eficiencia es speedup / W (1.0 = escalado perfecto), no speedup * W",
+    "speedup = throughput(W) / throughput(1); efficiency = speedup / W":
+        "aceleración = throughput(W) / throughput(1); eficiencia = speedup / W",
+    "return one (speedup, efficiency) per world size {expected}, got keys {got}":
+        "devuelva un (speedup, efficiency) por cada world size {expected}; las claves recibidas son {got}",
+    "seconds {seconds}, world size {world}: expected (speedup, efficiency) ({speedup:.4g}, {efficiency:.4g}), "
+    "got {got}. {hint}":
+        "seconds {seconds}, world size {world}: se esperaba (speedup, efficiency) = ({speedup:.4g}, "
+        "{efficiency:.4g}), pero llegó {got}. {hint}",
+    "strong-scaling speedup and efficiency are right, slowdowns included":
+        "la aceleración y la eficiencia del escalado fuerte son correctas, ralentizaciones incluidas",
+    "weak-scaling speedup and efficiency are right":
+        "la aceleración y la eficiencia del escalado débil son correctas",
 }
