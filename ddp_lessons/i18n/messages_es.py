@@ -290,6 +290,179 @@ SPANISH = {
     "{epochs} epochs, each in a new order; in each, the ranks' shards cover all {size} samples":
         "{epochs} épocas, cada una en un orden nuevo; en cada una, los fragmentos de los ranks cubren las "
         "{size} muestras",
+    # ddp_lessons.checks.restart (exercise 12)
+    "rank 0 never called torch.save: save_snapshot writes the snapshot on rank 0":
+        "el rank 0 nunca llamó a torch.save: save_snapshot escribe el snapshot en el rank 0",
+    "rank {rank} saved too: only rank 0 writes the snapshot (every rank holds the same weights)":
+        "el rank {rank} también guardó: solo el rank 0 escribe el snapshot (todos los ranks tienen los mismos "
+        "pesos)",
+    "rank 0 called torch.save {calls} times for {snapshots} snapshots: once per snapshot":
+        "el rank 0 llamó a torch.save {calls} veces para {snapshots} snapshots: una vez por snapshot",
+    "rank {rank} called dist.barrier() {calls} times for {snapshots} snapshots: call it in save_snapshot after "
+    "rank 0 has written, so no rank goes on before it is complete":
+        "el rank {rank} llamó a dist.barrier() {calls} veces para {snapshots} snapshots: llámela en save_snapshot "
+        "después de que el rank 0 haya escrito, para que ningún rank siga antes de que el snapshot esté completo",
+    "rank {rank} trained steps {steps} of epoch {epoch} in the uninterrupted run: epoch_batches(loader, epoch, 0) "
+    "must yield (step, batch) for every step, numbered from 0":
+        "en la ejecución sin interrupción, el rank {rank} entrenó los pasos {steps} de la época {epoch}: "
+        "epoch_batches(loader, epoch, 0) debe producir (step, batch) para cada paso, numerados desde 0",
+    "rank {rank} trained epochs {first} and {second} in the same order: call loader.sampler.set_epoch(epoch) in "
+    "epoch_batches, so each epoch has its own shuffle (and a resumed epoch the same one as before)":
+        "el rank {rank} entrenó las épocas {first} y {second} en el mismo orden: llame a "
+        "loader.sampler.set_epoch(epoch) en epoch_batches, para que cada época tenga su propio barajado (y una "
+        "época reanudada, el mismo que antes)",
+    "the restarted job began again at epoch 0, step 0: load_snapshot must load the last complete snapshot and "
+    "return its position (epoch {epoch}, step {step})":
+        "el trabajo reiniciado volvió a empezar en la época 0, paso 0: load_snapshot debe cargar el último "
+        "snapshot completo y devolver su posición (época {epoch}, paso {step})",
+    "the last complete snapshot was taken in epoch {epoch} after {step} steps, but the restarted job began at "
+    "step 0 of epoch {epoch}: save the step in the snapshot and return (epoch, step) from load_snapshot":
+        "el último snapshot completo se tomó en la época {epoch} después de {step} pasos, pero el trabajo "
+        "reiniciado empezó en el paso 0 de la época {epoch}: guarde el paso en el snapshot y devuelva "
+        "(epoch, step) desde load_snapshot",
+    "the last complete snapshot held epoch {epoch} after {step} steps, so the restarted job should begin there, "
+    "but rank {rank} began at epoch {began_epoch}, step {began_step}":
+        "el último snapshot completo contenía la época {epoch} después de {step} pasos, así que el trabajo "
+        "reiniciado debería empezar ahí, pero el rank {rank} empezó en la época {began_epoch}, paso {began_step}",
+    "rank {rank} trained no step after the restart": "el rank {rank} no entrenó ningún paso después del reinicio",
+    "rank {rank} resumed at step {step} of epoch {epoch} but trained the epoch from its first batch: "
+    "epoch_batches(loader, epoch, first_step) must skip the first {step} batches":
+        "el rank {rank} reanudó en el paso {step} de la época {epoch}, pero entrenó la época desde su primer "
+        "lote: epoch_batches(loader, epoch, first_step) debe saltarse los {step} primeros lotes",
+    "rank {rank} skipped the right batches but numbered the first one step 0, not {step}: yield each batch with "
+    "its step number in the epoch (enumerate the whole loader, then skip)":
+        "el rank {rank} se saltó los lotes correctos, pero numeró el primero como paso 0, no {step}: produzca "
+        "cada lote con su número de paso en la época (enumere todo el loader y después salte)",
+    "rank {rank} resumed at epoch {epoch}, step {step}, but its first step after the restart was epoch "
+    "{first_epoch}, step {first_step}: epoch_batches must start at first_step":
+        "el rank {rank} reanudó en la época {epoch}, paso {step}, pero su primer paso tras el reinicio fue la "
+        "época {first_epoch}, paso {first_step}: epoch_batches debe empezar en first_step",
+    "rank {rank} resumed at epoch {epoch}, step {step} with other samples than the uninterrupted run trained "
+    "there: call loader.sampler.set_epoch(epoch) before iterating, so the restarted process draws the epoch's "
+    "own order, then skip the steps already done":
+        "el rank {rank} reanudó en la época {epoch}, paso {step}, con otras muestras que las que entrenó ahí la "
+        "ejecución sin interrupción: llame a loader.sampler.set_epoch(epoch) antes de iterar, para que el "
+        "proceso reiniciado obtenga el orden propio de la época, y después sáltese los pasos ya hechos",
+    "rank {rank} trained other batches after the restart than the uninterrupted run from epoch {epoch}, step "
+    "{step} on: every later step once, in the epoch's order":
+        "tras el reinicio, el rank {rank} entrenó otros lotes que la ejecución sin interrupción desde la época "
+        "{epoch}, paso {step}: cada paso posterior, una vez, en el orden de la época",
+    "the script fails even without a crash; fix this first:\n{error}":
+        "el script falla incluso sin provocar ningún fallo; corrija esto primero:\n{error}",
+    "rank 0 wrote the snapshot path itself ({writes}): that truncates the last complete snapshot first (a copy "
+    "too), so a rank killed in the middle leaves only a broken file, and every restart fails to load it. Write "
+    "to a temporary file (e.g. f'{{path}}.tmp') and rename it with os.replace(tmp, path), so the file at the "
+    "snapshot path is always complete":
+        "el rank 0 escribió en la propia ruta del snapshot ({writes}): eso trunca primero el último snapshot "
+        "completo (una copia también), así que un rank al que se mata a mitad deja solo un archivo roto, y cada "
+        "reinicio falla al cargarlo. Escriba en un archivo temporal (p. ej. f'{{path}}.tmp') y renómbrelo con "
+        "os.replace(tmp, path), para que el archivo de la ruta del snapshot esté siempre completo",
+    "the given loop should snapshot in the middle of epochs; it saved at {saved_at}":
+        "el bucle ya escrito debería guardar snapshots en mitad de las épocas; guardó en {saved_at}",
+    "after rank 0 was killed while writing a snapshot, the restarted job failed:\n{failure}":
+        "después de que se matara al rank 0 mientras escribía un snapshot, el trabajo reiniciado falló:\n{failure}",
+    "call torch.load(..., weights_only=True): it loads tensors only and refuses pickled code":
+        "llame a torch.load(..., weights_only=True): solo carga tensores y rechaza el código serializado con "
+        "pickle",
+    "rank {rank} resumed at the right step with the right batches but ended with other weights than the "
+    "uninterrupted run ({got} != {expected}): save and load the model's weights *and* the optimizer state "
+    "(momentum)":
+        "el rank {rank} reanudó en el paso correcto con los lotes correctos, pero terminó con otros pesos que la "
+        "ejecución sin interrupción ({got} != {expected}): guarde y cargue los pesos del modelo *y* el estado "
+        "del optimizador (el momento)",
+    "rank 0 was killed while writing the snapshot of epoch {killed_epoch}, step {killed_step}; the job restarted "
+    "at epoch {epoch}, step {step} (the last complete snapshot), trained the same batches as the uninterrupted "
+    "run and ended bit-identical to it ({expected})":
+        "se mató al rank 0 mientras escribía el snapshot de la época {killed_epoch}, paso {killed_step}; el "
+        "trabajo se reinició en la época {epoch}, paso {step} (el último snapshot completo), entrenó los mismos "
+        "lotes que la ejecución sin interrupción y terminó idéntico bit a bit a ella ({expected})",
+    # ddp_lessons.checks.accelerate_port (exercise 14)
+    "Accelerate saw {processes} process(es), {distributed_type}: on a machine without (enough) GPUs create "
+    "Accelerator(cpu=True), or it does not join torchrun's process group":
+        "Accelerate vio {processes} proceso(s), {distributed_type}: en una máquina sin GPU (o sin suficientes) "
+        "cree Accelerator(cpu=True); si no, no se une al grupo de procesos de torchrun",
+    "the model is a {model_type}, not DistributedDataParallel: pass it to accelerator.prepare (together with the "
+    "optimizer and the DataLoader) and train the model prepare returns":
+        "el modelo es un {model_type}, no un DistributedDataParallel: páselo a accelerator.prepare (junto con el "
+        "optimizador y el DataLoader) y entrene el modelo que devuelve prepare",
+    "process {rank} trained on {samples} samples in one epoch, the whole dataset: pass the DataLoader to "
+    "accelerator.prepare, so each process gets its share":
+        "el proceso {rank} entrenó con {samples} muestras en una época, todo el conjunto de datos: pase el "
+        "DataLoader a accelerator.prepare, para que cada proceso reciba su parte",
+    "process {rank} trained on {samples} samples in one epoch, the DDP script's ranks on {expected}: same batch "
+    "size per process":
+        "el proceso {rank} entrenó con {samples} muestras en una época, y los ranks del script DDP con "
+        "{expected}: el mismo tamaño de lote por proceso",
+    "process {rank} stepped the optimizer {steps} times in one epoch, after every batch; the DDP script steps "
+    "{expected} times, once every {accumulate} batches: create the Accelerator with "
+    "gradient_accumulation_steps=args.accumulate and train each batch inside `with accelerator.accumulate(model):`":
+        "el proceso {rank} dio {steps} pasos del optimizador en una época, uno tras cada lote; el script DDP da "
+        "{expected}, uno cada {accumulate} lotes: cree el Accelerator con "
+        "gradient_accumulation_steps=args.accumulate y entrene cada lote dentro de "
+        "`with accelerator.accumulate(model):`",
+    "process {rank} stepped the optimizer {steps} times in one epoch, the DDP script {expected}: one step every "
+    "{accumulate} batches":
+        "el proceso {rank} dio {steps} pasos del optimizador en una época, y el script DDP {expected}: un paso "
+        "cada {accumulate} lotes",
+    "run again with the same --snapshot folder, the port started at epoch 0 again: register the epoch with "
+    "accelerator.register_for_checkpointing(progress) and call resume(accelerator, args.snapshot) after "
+    "accelerator.prepare, before the training loop":
+        "ejecutada otra vez con la misma carpeta de --snapshot, la versión portada volvió a empezar en la época 0: "
+        "registre la época con accelerator.register_for_checkpointing(progress) y llame a "
+        "resume(accelerator, args.snapshot) después de accelerator.prepare, antes del bucle de entrenamiento",
+    "after one epoch, the resumed port started at epoch {epoch}":
+        "tras una época, la versión portada reanudada empezó en la época {epoch}",
+    "process {rank} evaluated {samples} samples, the dataset has {expected}: the last round of an uneven loader "
+    "is padded with repeated samples; gather with accelerator.gather_for_metrics, which drops them "
+    "(accelerator.gather keeps them)":
+        "el proceso {rank} evaluó {samples} muestras, y el conjunto de datos tiene {expected}: la última ronda de "
+        "un loader desigual se rellena con muestras repetidas; recoja con accelerator.gather_for_metrics, que "
+        "las descarta (accelerator.gather las conserva)",
+    "process {rank} evaluated {samples} samples, the dataset has {expected}: let each process score its share "
+    "of a prepared DataLoader, and gather the results of all processes with accelerator.gather_for_metrics":
+        "el proceso {rank} evaluó {samples} muestras, y el conjunto de datos tiene {expected}: deje que cada "
+        "proceso evalúe su parte de un DataLoader preparado, y recoja los resultados de todos los procesos con "
+        "accelerator.gather_for_metrics",
+    "process {rank} ended with other weights than process 0: train the model that accelerator.prepare returned, "
+    "and step with accelerator.backward(loss) and optimizer.step()":
+        "el proceso {rank} terminó con otros pesos que el proceso 0: entrene el modelo que devolvió "
+        "accelerator.prepare, y dé los pasos con accelerator.backward(loss) y optimizer.step()",
+    "the final weights differ from DDP's (max |difference| {gap:.3g}) and the loader shuffles with a {sampler}: "
+    "create the Accelerator with dataloader_config=DataLoaderConfiguration(use_seedable_sampler=True), so the "
+    "shuffle is seeded like DistributedSampler(seed=...)":
+        "los pesos finales difieren de los de DDP (diferencia máxima en valor absoluto: {gap:.3g}) y el loader "
+        "baraja con un {sampler}: cree el Accelerator con "
+        "dataloader_config=DataLoaderConfiguration(use_seedable_sampler=True), para que el barajado se "
+        "inicialice con la semilla como en DistributedSampler(seed=...)",
+    "the final weights differ from DDP's by up to {gap:.3g} (allowed: {tolerance:g}): call "
+    "accelerator.backward(loss) inside accelerator.accumulate (it divides the loss by the accumulation steps, as "
+    "the DDP script does), and keep the seed, learning rate, momentum and batch size":
+        "los pesos finales difieren de los de DDP hasta en {gap:.3g} (se permite {tolerance:g}): llame a "
+        "accelerator.backward(loss) dentro de accelerator.accumulate (divide la pérdida entre los pasos de "
+        "acumulación, como hace el script DDP), y mantenga la semilla, la tasa de aprendizaje, el momento y el "
+        "tamaño de lote",
+    "the port's evaluation gave MSE {mse:.6g}, the DDP script's {expected:.6g}: the mean of the squared errors of "
+    "every sample, each counted once":
+        "la evaluación de la versión portada dio un MSE de {mse:.6g}, y la del script DDP {expected:.6g}: la "
+        "media de los errores al cuadrado de todas las muestras, cada una contada una vez",
+    "{nproc} processes, DistributedDataParallel, {steps} optimizer steps and {samples} samples per epoch and "
+    "process; resumed at epoch 1; evaluated {eval_samples} samples (MSE {mse:.4g}); final weights within "
+    "{tolerance:g} of the DDP script's (max |difference| {gap:.2g})":
+        "{nproc} procesos, DistributedDataParallel, {steps} pasos del optimizador y {samples} muestras por época "
+        "y proceso; reanudado en la época 1; {eval_samples} muestras evaluadas (MSE {mse:.4g}); pesos finales a "
+        "menos de {tolerance:g} de los del script DDP (diferencia máxima en valor absoluto: {gap:.2g})",
+    "the port fails in its first epoch; fix this first:\n{error}":
+        "la versión portada falla en su primera época; corrija esto primero:\n{error}",
+    "run again with the same --snapshot folder, the port wrote checkpoint_0 again, which exists: call "
+    "resume(accelerator, args.snapshot) after accelerator.prepare, before the training loop (it loads the newest "
+    "complete snapshot and numbers the next one after it), and register the epoch with "
+    "accelerator.register_for_checkpointing(progress) before it":
+        "ejecutada otra vez con la misma carpeta de --snapshot, la versión portada volvió a escribir "
+        "checkpoint_0, que ya existe: llame a resume(accelerator, args.snapshot) después de accelerator.prepare, "
+        "antes del bucle de entrenamiento (carga el snapshot completo más reciente y numera el siguiente a "
+        "continuación), y registre antes la época con accelerator.register_for_checkpointing(progress)",
+    "run again from its snapshot, the port fails:\n{error}":
+        "ejecutada otra vez desde su snapshot, la versión portada falla:\n{error}",
     # ddp_lessons.checks.checkpoint (exercise 8)
     "rank {rank} called torch.load before rank 0's torch.save had finished: call dist.barrier() after rank 0 "
     "saves and before any rank loads, or a rank reads a missing or half-written file":
