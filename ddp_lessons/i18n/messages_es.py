@@ -198,4 +198,68 @@ SPANISH = {
         "{gpus} GPU: se esperaba {expected}, pero llegó {got}. {hint}",
     "devices and backends are right for 1-2 nodes of 1-4 ranks with 0-4 GPUs":
         "dispositivos y backends correctos para 1-2 nodos de 1-4 ranks con 0-4 GPU",
+    # ddp_lessons.checks.bug_hunt (exercise 10)
+    "wrap() raised {error_type}: {error}, on a simulated node with {gpus} GPUs (rank {rank}, local rank {local_rank}, "
+    "after setup() made cuda:{local_rank} current). The check runs wrap() without real GPUs: take the GPU from "
+    "`device` or `local_rank`":
+        "wrap() lanzó {error_type}: {error}, en un nodo simulado con {gpus} GPU (rank {rank}, rank local "
+        "{local_rank}, después de que setup() hiciera actual cuda:{local_rank}). La comprobación ejecuta wrap() sin "
+        "GPU reales: tome la GPU de `device` o de `local_rank`",
+    "wrap() never called DDP(...)": "wrap() nunca llamó a DDP(...)",
+    "on node {node} of a {nodes}-node job with {gpus} GPUs per node, rank {rank} (local rank {local_rank}) asked DDP "
+    "for GPU(s) {gpu_ids}: that node's GPUs are cuda:0 to cuda:{last}, and this rank's model sits on "
+    "cuda:{local_rank}":
+        "en el nodo {node} de un trabajo de {nodes} nodos con {gpus} GPU por nodo, el rank {rank} (rank local "
+        "{local_rank}) pidió a DDP la(s) GPU {gpu_ids}: las GPU de ese nodo van de cuda:0 a cuda:{last}, y el "
+        "modelo de este rank está en cuda:{local_rank}",
+    "on CPU, DDP got device_ids={device_ids}: CPU models take none":
+        "en la CPU, DDP recibió device_ids={device_ids}: los modelos en la CPU no llevan ninguno",
+    "{nodes} nodes x {gpus} GPUs": "{nodes} nodos x {gpus} GPU",
+    "on {layouts}, every rank's DDP uses its own node's GPU; on CPU, no device_ids":
+        "en {layouts}, el DDP de cada rank usa la GPU de su propio nodo; en la CPU, sin device_ids",
+    "building rank {rank}'s DataLoader raised ValueError: {error}":
+        "al construir el DataLoader del rank {rank} se lanzó ValueError: {error}",
+    "rank {rank} visited {count} samples, the whole data set: with {world_size} ranks, every epoch trains on each "
+    "sample several times and takes no less time than one process":
+        "el rank {rank} recorrió {count} muestras, todo el conjunto de datos: con {world_size} ranks, cada época "
+        "entrena varias veces con cada muestra y no tarda menos que un solo proceso",
+    "rank {rank} visited its samples in index order {first}...: no shuffle":
+        "el rank {rank} recorrió sus muestras en el orden de los índices {first}...: sin barajar",
+    "ranks 0 and 1 both visited samples {both}...": "los ranks 0 y 1 recorrieron ambos las muestras {both}...",
+    "together the ranks do not cover the data set": "entre todos, los ranks no cubren el conjunto de datos",
+    "{world_size} ranks visit disjoint, shuffled shards of {count} samples covering all {size}":
+        "{world_size} ranks recorren fragmentos disjuntos y barajados de {count} muestras que cubren las {size}",
+    "Trainer.train({epochs}) returned {got} epochs of visits":
+        "Trainer.train({epochs}) devolvió los recorridos de {got} épocas",
+    "rank {rank} visited its shard in the same order in all {epochs} epochs (each began {first}...): the shuffle "
+    "happens once, not every epoch":
+        "el rank {rank} recorrió su fragmento en el mismo orden en las {epochs} épocas (todas empezaron por "
+        "{first}...): el barajado ocurre una sola vez, no en cada época",
+    "each rank visits its shard in a new order in each of {epochs} epochs of Trainer.train":
+        "cada rank recorre su fragmento en un orden nuevo en cada una de las {epochs} épocas de Trainer.train",
+    "(no traceback)": "(sin traceback)",
+    "the job hung: a rank waited for the other in a collective for 10 s and gave up. Where each rank waited: "
+    "{where}":
+        "el trabajo se bloqueó: un rank esperó al otro en una colectiva durante 10 s y se rindió. Dónde esperaba "
+        "cada rank: {where}",
+    "Trainer.train failed: {error}": "Trainer.train falló: {error}",
+    "expected 3 epochs on both ranks, got {rows}": "se esperaban 3 épocas en ambos ranks, pero llegó {rows}",
+    "rank {rank} began epoch {epoch} while rank 0 was still writing the previous epoch's checkpoint (the check "
+    "makes that save slow, as on a network file system): a rank that loads it then, or a job stopped then, finds "
+    "it incomplete. Every rank must wait until rank 0's checkpoint is complete before it goes on":
+        "el rank {rank} empezó la época {epoch} mientras el rank 0 todavía escribía el checkpoint de la época "
+        "anterior (la comprobación hace lento ese guardado, como en un sistema de archivos en red): un rank que lo "
+        "cargue en ese momento, o un trabajo detenido en ese momento, lo encuentra incompleto. Cada rank debe "
+        "esperar a que el checkpoint del rank 0 esté completo antes de seguir",
+    "both ranks trained 3 epochs with a checkpoint after each, neither waiting for the other, and neither going "
+    "on before the checkpoint was complete":
+        "ambos ranks entrenaron 3 épocas con un checkpoint tras cada una, sin que ninguno esperara al otro y sin "
+        "que ninguno siguiera antes de que el checkpoint estuviera completo",
+    "the second training step failed with DDP's 'Expected to have finished reduction in the prior iteration "
+    "before starting a new one': parameters without a gradient: {names}":
+        "el segundo paso de entrenamiento falló con el error de DDP `Expected to have finished reduction in the "
+        "prior iteration before starting a new one`: parámetros sin gradiente: {names}",
+    "training Net failed: {error}": "el entrenamiento de Net falló: {error}",
+    "Net trained 3 steps under DDP: every parameter got a gradient in every step":
+        "Net entrenó 3 pasos con DDP: todos los parámetros recibieron un gradiente en cada paso",
 }
