@@ -262,4 +262,104 @@ SPANISH = {
     "training Net failed: {error}": "el entrenamiento de Net falló: {error}",
     "Net trained 3 steps under DDP: every parameter got a gradient in every step":
         "Net entrenó 3 pasos con DDP: todos los parámetros recibieron un gradiente en cada paso",
+    # ddp_lessons.checks.metrics (exercise 11)
+    "{script} defines no function named evaluate": "{script} no define ninguna función llamada evaluate",
+    "samples {missed}{more} were never evaluated by any rank, yet the accuracy came out right":
+        "ningún rank evaluó nunca las muestras {missed}{more}, y aun así la exactitud salió correcta",
+    " (the whole data set)": " (todo el conjunto de datos)",
+    "rank {rank} evaluated {evaluated} samples{whole}, more than its share of {size} samples on {world} ranks, "
+    "{share}: the right number at {world} times the work. Give each rank its own shard, range(rank, N, W), and "
+    "combine the counts":
+        "el rank {rank} evaluó {evaluated} muestras{whole}, más que su parte de {size} muestras en {world} ranks, "
+        "{share}: el número correcto a costa de {world} veces el trabajo. Dé a cada rank su propio fragmento, "
+        "range(rank, N, W), y combine los recuentos",
+    "it equals the accuracy over DistributedSampler's padded shards: padding repeats {repeated} sample(s), counted "
+    "twice. Give each rank range(rank, N, W), without padding, or de-duplicate gathered (index, result) pairs":
+        "es igual a la exactitud sobre los fragmentos con relleno de DistributedSampler: el relleno repite "
+        "{repeated} muestra(s), que se cuentan dos veces. Dé a cada rank range(rank, N, W), sin relleno, o elimine "
+        "los duplicados de los pares (index, result) reunidos",
+    "it equals the accuracy with drop_last=True: the last samples were never counted":
+        "es igual a la exactitud con drop_last=True: las últimas muestras nunca se contaron",
+    "it is the mean of the ranks' accuracies, which over-weights small shards: sum the correct and the seen "
+    "counts over the ranks (all_reduce), then divide":
+        "es la media de las exactitudes de los ranks, que da demasiado peso a los fragmentos pequeños: sume los "
+        "recuentos de aciertos (correct) y de muestras vistas (seen) de todos los ranks (all_reduce), y después "
+        "divida",
+    "that is a percentage: return a fraction between 0 and 1":
+        "eso es un porcentaje: devuelva una fracción entre 0 y 1",
+    "count right predictions and samples on each rank, all-reduce both sums, then divide":
+        "cuente las predicciones acertadas y las muestras en cada rank, haga el all-reduce de ambas sumas y "
+        "después divida",
+    "evaluate() still raises NotImplementedError: write it first":
+        "evaluate() todavía lanza NotImplementedError: escríbala primero",
+    "{size} samples on {world} ranks: rank {rank} divided by zero. A rank may have no samples at all (N < W): "
+    "divide the all-reduced sums, not a rank's own counts":
+        "{size} muestras en {world} ranks: el rank {rank} dividió entre cero. Un rank puede no tener ninguna "
+        "muestra (N < W): divida las sumas tras el all-reduce, no los recuentos propios de un rank",
+    "{size} samples on {world} ranks: rank {rank} raised {error_type}: {error}":
+        "{size} muestras en {world} ranks: el rank {rank} lanzó {error_type}: {error}",
+    "{size} samples on {world} ranks: the ranks called collectives a different number of times ({calls}), so "
+    "some waited forever. With uneven shards ranks have different numbers of batches: sum locally, then "
+    "all-reduce once after the loop":
+        "{size} muestras en {world} ranks: los ranks llamaron a las colectivas un número distinto de veces "
+        "({calls}), así que algunos esperaron para siempre. Con fragmentos desiguales, los ranks tienen números "
+        "distintos de lotes: sume localmente y después haga un solo all-reduce tras el bucle",
+    "evaluate() should return the accuracy as a number, got {got!r}":
+        "evaluate() debería devolver la exactitud como un número, pero devolvió {got!r}",
+    "{size} samples on {world} ranks: the ranks returned {results}, a 0 / 0. With fewer samples than ranks a "
+    "rank may have none, and drop_last=True leaves all without any: shard with range(rank, N, W) and divide the "
+    "all-reduced sums":
+        "{size} muestras en {world} ranks: los ranks devolvieron {results}, un 0 / 0. Con menos muestras que "
+        "ranks, un rank puede no tener ninguna, y drop_last=True deja a todos sin ninguna: fragmente con "
+        "range(rank, N, W) y divida las sumas tras el all-reduce",
+    "{size} samples on {world} ranks: the ranks returned different accuracies {results}: every rank must return "
+    "the global accuracy (all-reduce the counts)":
+        "{size} muestras en {world} ranks: los ranks devolvieron exactitudes distintas {results}: cada rank debe "
+        "devolver la exactitud global (haga el all-reduce de los recuentos)",
+    "{size} samples on {world} ranks: expected the single-process accuracy {expected:.6f}, got {got:.6f}: {hint}":
+        "{size} muestras en {world} ranks: se esperaba la exactitud de un solo proceso, {expected:.6f}, pero "
+        "salió {got:.6f}: {hint}",
+    "{size} samples on {world} ranks: {hint}": "{size} muestras en {world} ranks: {hint}",
+    "exact single-process accuracy on every rank for {pairs} (size, world) pairs, sizes {smallest}-{largest}, "
+    "worlds up to {worlds}, each rank evaluating its own share":
+        "la exactitud exacta de un solo proceso en cada rank para {pairs} pares (size, world), tamaños "
+        "{smallest}-{largest}, world sizes de hasta {worlds}, y cada rank evalúa su propia parte",
+    "evaluate() failed on a real {nproc}-rank job: {error}":
+        "evaluate() falló en un trabajo real de {nproc} ranks: {error}",
+    "the real {nproc}-rank job hung: ranks called different collectives (all-reduce once, after the loop, on "
+    "every rank)":
+        "el trabajo real de {nproc} ranks se bloqueó: los ranks llamaron a colectivas distintas (haga un solo "
+        "all-reduce, tras el bucle, en todos los ranks)",
+    "real {nproc}-rank job, {size} samples: rank {rank} returned {got:.6f}, expected {expected:.6f}":
+        "trabajo real de {nproc} ranks, {size} muestras: el rank {rank} devolvió {got:.6f}; se esperaba "
+        "{expected:.6f}",
+    "the same on a real {nproc}-rank gloo job for sizes {sizes}":
+        "lo mismo en un trabajo gloo real de {nproc} ranks para los tamaños {sizes}",
+    "the accumulation steps multiply the global batch too":
+        "los pasos de acumulación también multiplican el lote global",
+    "multiply by the world size: every rank contributes its batch to each step":
+        "multiplique por el world size: cada rank aporta su lote a cada paso",
+    "global batch = batch per rank x accumulation steps x world size":
+        "lote global = lote por rank x pasos de acumulación x world size",
+    "the ratio is upside down: a larger global batch gets a larger learning rate":
+        "el cociente está invertido: un lote global mayor lleva una tasa de aprendizaje mayor",
+    "that is square-root scaling; the linear rule multiplies by new_batch / base_batch":
+        "eso es escalado por raíz cuadrada; la regla lineal multiplica por new_batch / base_batch",
+    "linear scaling: lr = base_lr x new_global_batch / base_batch":
+        "escalado lineal: lr = base_lr x new_global_batch / base_batch",
+    "accumulation steps = global batch / (batch per rank x world size) = {target} / ({batch} x {world}); raise "
+    "ValueError when it does not divide":
+        "pasos de acumulación = lote global / (lote por rank x world size) = {target} / ({batch} x {world}); "
+        "lance ValueError cuando la división no es exacta",
+    "global_batch{args} = {got}, expected {expected}: {hint}":
+        "global_batch{args} = {got}; se esperaba {expected}: {hint}",
+    "scaled_lr{args} = {got}, expected {expected}: {hint}": "scaled_lr{args} = {got}; se esperaba {expected}: {hint}",
+    "accumulation_steps{args} = {got}, expected {expected}: {hint}":
+        "accumulation_steps{args} = {got}; se esperaba {expected}: {hint}",
+    "accumulation_steps(128, 32, 3) returned {got}: 3 ranks x 32 cannot make a global batch of 128 with whole "
+    "micro-batches; raise ValueError":
+        "accumulation_steps(128, 32, 3) devolvió {got}: 3 ranks x 32 no pueden formar un lote global de 128 con "
+        "microlotes enteros; lance ValueError",
+    "global batch, linear learning-rate scaling and accumulation steps are right":
+        "el lote global, el escalado lineal de la tasa de aprendizaje y los pasos de acumulación son correctos",
 }
