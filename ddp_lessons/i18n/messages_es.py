@@ -362,4 +362,112 @@ SPANISH = {
         "microlotes enteros; lance ValueError",
     "global batch, linear learning-rate scaling and accumulation steps are right":
         "el lote global, el escalado lineal de la tasa de aprendizaje y los pasos de acumulación son correctos",
+    # ddp_lessons.checks.amp (exercise 13)
+    "clip_grad_norm_ measured the gradients while they were still {scale:g}x too large (the loss scale), and cut "
+    "them to almost nothing: call scaler.unscale_(optimizer) first, then clip, then scaler.step(optimizer)":
+        "clip_grad_norm_ midió los gradientes cuando todavía eran {scale:g} veces demasiado grandes (la escala de "
+        "la pérdida), y los recortó casi a nada: llame primero a scaler.unscale_(optimizer), después recorte, y "
+        "después scaler.step(optimizer)",
+    "its gradient norm was {norm:.3g}, above max_norm = {max_norm:g}, and nothing clipped it: call "
+    "torch.nn.utils.clip_grad_norm_(ddp_model.parameters(), max_norm) after scaler.unscale_(optimizer)":
+        "la norma de su gradiente era {norm:.3g}, por encima de max_norm = {max_norm:g}, y nada la recortó: llame "
+        "a torch.nn.utils.clip_grad_norm_(ddp_model.parameters(), max_norm) después de scaler.unscale_(optimizer)",
+    "the gradients of the {micro} micro-batches add up, so the step used {micro}x the average gradient: divide "
+    "each micro-batch's loss by {micro} before backward":
+        "los gradientes de los {micro} microlotes se suman, así que el paso usó {micro} veces el gradiente medio: "
+        "divida la pérdida de cada microlote entre {micro} antes de backward",
+    "the gradients came out {scale:g}x too small: unscale_ and step divide by the scale, so backpropagate the "
+    "scaled loss, scaler.scale(loss).backward()":
+        "los gradientes salieron {scale:g} veces demasiado pequeños: scaler.unscale_ y scaler.step dividen entre la "
+        "escala, así que propague hacia atrás la pérdida escalada, scaler.scale(loss).backward()",
+    "the optimizer stepped on gradients still {scale:g}x too large: unscale them with scaler.unscale_(optimizer) "
+    "before clipping, and step with scaler.step(optimizer)":
+        "el optimizador dio el paso con gradientes todavía {scale:g} veces demasiado grandes: deshaga su escalado "
+        "con scaler.unscale_(optimizer) antes de recortarlos, y dé el paso con scaler.step(optimizer)",
+    "step {i} went wrong: {hint}": "el paso {i} salió mal: {hint}",
+    "the model was never called in train_step": "el modelo nunca se llamó en train_step",
+    "rank {rank}, step {i}: the model's outputs were {got}, not {want}: run every forward inside "
+    "`with torch.autocast(device_type, dtype=dtype):`":
+        "rank {rank}, paso {i}: las salidas del modelo eran {got}, no {want}: ejecute cada propagación hacia "
+        "delante dentro de `with torch.autocast(device_type, dtype=dtype):`",
+    "the loss was {got}: compute it inside the autocast region too, where autocast runs cross_entropy in fp32; "
+    "only the backward goes outside":
+        "la pérdida era {got}: calcúlela también dentro de la región de autocast, donde autocast ejecuta "
+        "cross_entropy en fp32; solo la propagación hacia atrás va fuera",
+    "rank {rank}, step {i}: the model ran {forwards} forward(s) for {micro_batches} micro-batches: one forward and "
+    "one backward per micro-batch":
+        "rank {rank}, paso {i}: el modelo ejecutó {forwards} propagación(es) hacia delante para {micro_batches} "
+        "microlotes: una propagación hacia delante y una hacia atrás por microlote",
+    "rank {rank}, step {i}: DDP all-reduced the gradients after every one of the {micro_batches} micro-batches: "
+    "run the forward and backward of all but the last inside `with ddp_model.no_sync():`, so that only the last "
+    "backward communicates":
+        "rank {rank}, paso {i}: DDP hizo el all-reduce de los gradientes después de cada uno de los "
+        "{micro_batches} microlotes: ejecute la propagación hacia delante y hacia atrás de todos salvo el último "
+        "dentro de `with ddp_model.no_sync():`, para que solo se comunique la última propagación hacia atrás",
+    "rank {rank}, step {i}: DDP ran {got} all-reduce(s) instead of {buckets}: {hint}":
+        "rank {rank}, paso {i}: DDP ejecutó {got} all-reduce en lugar de {buckets}: {hint}",
+    "the last micro-batch's forward and backward must run outside no_sync(), or the ranks never average their "
+    "gradients":
+        "la propagación hacia delante y hacia atrás del último microlote debe ejecutarse fuera de no_sync(), o los "
+        "ranks nunca promedian sus gradientes",
+    "one synchronised backward per step, in the last micro-batch":
+        "una sola propagación hacia atrás sincronizada por paso, en el último microlote",
+    "rank {rank}'s optimizer stepped at step {i} although the gradients held inf: call scaler.step(optimizer), not "
+    "optimizer.step(); the scaler skips such steps":
+        "el optimizador del rank {rank} dio el paso {i} aunque los gradientes contenían inf: llame a "
+        "scaler.step(optimizer), no a optimizer.step(); el scaler omite esos pasos",
+    "after step {i}, rank {rank}'s weights differ from rank 0's: every rank must step on the gradients DDP "
+    "all-reduced in the last backward":
+        "después del paso {i}, los pesos del rank {rank} son distintos de los del rank 0: cada rank debe dar el "
+        "paso con los gradientes a los que DDP aplicó el all-reduce en la última propagación hacia atrás",
+    "step {i}: the optimizer skipped but should have stepped: call scaler.step(optimizer) exactly once per step":
+        "paso {i}: el optimizador omitió el paso, pero debería haberlo dado: llame a scaler.step(optimizer) "
+        "exactamente una vez por paso",
+    "step {i}: the optimizer stepped but should have skipped: call scaler.step(optimizer) exactly once per step":
+        "paso {i}: el optimizador dio el paso, pero debería haberlo omitido: llame a scaler.step(optimizer) "
+        "exactamente una vez por paso",
+    "step {i}: the scale went from {before:g} to {after:g}: call scaler.update() once per step, after "
+    "scaler.step(optimizer)":
+        "paso {i}: la escala pasó de {before:g} a {after:g}: llame a scaler.update() una vez por paso, después de "
+        "scaler.step(optimizer)",
+    "step {i} made the weights nan: step with scaler.step(optimizer), which skips steps whose gradients hold inf "
+    "or nan":
+        "el paso {i} convirtió los pesos en nan: dé el paso con scaler.step(optimizer), que omite los pasos cuyos "
+        "gradientes contienen inf o nan",
+    "step {i} differs although the steps before it were right: zero the gradients after each step "
+    "(optimizer.zero_grad()), or they add up across steps":
+        "el paso {i} difiere aunque los pasos anteriores eran correctos: ponga los gradientes a cero después de "
+        "cada paso (optimizer.zero_grad()), o se suman de un paso a otro",
+    "after step {i} the weights differ from the replayed step (max |difference| {difference:.3g}): accumulate the "
+    "gradients of every micro-batch (a backward for each, no zero_grad in between), then unscale_, clip, step, "
+    "update":
+        "después del paso {i}, los pesos difieren de los del paso reproducido (diferencia máxima en valor absoluto: "
+        "{difference:.3g}): acumule los gradientes de todos los microlotes (una propagación hacia atrás por cada "
+        "uno, sin zero_grad entre ellas), y después unscale_, recorte, step(), update()",
+    "{name}: {micro_batches} micro-batches per step, forward in {dtype}, loss in fp32, one all-reduce per step, "
+    "clipped at step(s) {clipped}; {steps} steps equal to the replay on all {nproc} ranks":
+        "{name}: {micro_batches} microlotes por paso, propagación hacia delante en {dtype}, pérdida en fp32, un "
+        "all-reduce por paso, recorte en el paso o los pasos {clipped}; {steps} pasos iguales a la reproducción "
+        "en los {nproc} ranks",
+    "; step {skipped} skipped on every rank, scale halved":
+        "; paso {skipped} omitido en todos los ranks, escala reducida a la mitad",
+    "backpropagate the scaled loss: scaler.scale(loss).backward()":
+        "propague hacia atrás la pérdida escalada: scaler.scale(loss).backward()",
+    "call scaler.update() after each scaler.step(optimizer)":
+        "llame a scaler.update() después de cada scaler.step(optimizer)",
+    "call scaler.update() after scaler.step(optimizer), not before it":
+        "llame a scaler.update() después de scaler.step(optimizer), no antes",
+    "call scaler.unscale_(optimizer) once per step, after the last backward, and scaler.update() after each "
+    "scaler.step(optimizer)":
+        "llame a scaler.unscale_(optimizer) una vez por paso, después de la última propagación hacia atrás, y a "
+        "scaler.update() después de cada scaler.step(optimizer)",
+    "the scaler's calls are out of order ({fix}); the order is scale(loss).backward() for each micro-batch -> "
+    "unscale_(optimizer) -> clip -> step(optimizer) -> update()":
+        "las llamadas al scaler están desordenadas ({fix}); el orden es scale(loss).backward() para cada "
+        "microlote -> unscale_(optimizer) -> recorte -> step(optimizer) -> update()",
+    "line {line}: backward() runs inside the autocast block: autocast is for the forward and the loss only; call "
+    "scaler.scale(loss).backward() after the `with torch.autocast(...)` block":
+        "línea {line}: backward() se ejecuta dentro del bloque de autocast: autocast es solo para la propagación "
+        "hacia delante y la pérdida; llame a scaler.scale(loss).backward() después del bloque "
+        "`with torch.autocast(...)`",
 }
