@@ -46,7 +46,7 @@ def test_outside_a_kernel_only_text_is_shown():
 
 
 def test_module_level_check_answers_the_last_question_asked(capsys):
-    asked = quiz.ask("05", 1)
+    asked = quiz.ask("05", 2)
     quiz.check(asked.answer)
     assert capsys.readouterr().out.startswith("✓ Correct.")
     quiz.check((asked.answer + 1) % len(asked.options))
@@ -114,7 +114,7 @@ def test_every_lesson_has_3_to_4_stored_questions():
 
 
 def test_ask_renders_text_with_the_answer_folded():
-    bundle = quiz.ask("05", 1)._repr_mimebundle_()
+    bundle = quiz.ask("05", 2)._repr_mimebundle_()
     assert "(c) [3, 7, 1]" in bundle["text/plain"] and "Correct" not in bundle["text/plain"]
     assert "<details><summary>Answer</summary><p>(c) [3, 7, 1]" in bundle["text/html"]
 

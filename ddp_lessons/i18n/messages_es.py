@@ -470,4 +470,151 @@ SPANISH = {
         "línea {line}: backward() se ejecuta dentro del bloque de autocast: autocast es solo para la propagación "
         "hacia delante y la pérdida; llame a scaler.scale(loss).backward() después del bloque "
         "`with torch.autocast(...)`",
+    # ddp_lessons.checks.sampler (exercise 5)
+    "shards must be strided: rank r takes positions r, r+W, r+2W, ... of the epoch's order; you returned "
+    "contiguous blocks":
+        "los fragmentos deben ser intercalados: el rank r toma las posiciones r, r+W, r+2W, ... del orden de "
+        "la época; usted devolvió bloques contiguos",
+    "too few indices: when the size does not divide by world_size, the order is padded to "
+    "ceil(size / world_size) * world_size by repeating it from its start (again and again if the data set is "
+    "tiny), so every rank gets {count}":
+        "faltan índices: cuando el tamaño no es divisible entre world_size, el orden se rellena hasta "
+        "ceil(size / world_size) * world_size repitiéndolo desde su principio (una y otra vez si el conjunto "
+        "de datos es diminuto), así que cada rank recibe {count}",
+    "with drop_last=True the order is cut to floor(size / world_size) * world_size indices, with no padding, "
+    "so every rank gets {count}":
+        "con drop_last=True el orden se corta a floor(size / world_size) * world_size índices, sin relleno, "
+        "así que cada rank recibe {count}",
+    "every rank gets {count} indices here": "aquí cada rank recibe {count} índices",
+    "padding must repeat the first indices of the epoch's order, in order (order + order[:padding]): "
+    "expected {padded} at the padded positions":
+        "el relleno debe repetir los primeros índices del orden de la época, en orden "
+        "(order + order[:padding]): se esperaba {padded} en las posiciones de relleno",
+    "the order must change with the epoch: seed the generator with seed + epoch":
+        "el orden debe cambiar con la época: inicialice el generador con seed + epoch",
+    "with shuffle=True, first permute: torch.randperm(size, generator=g) with g = torch.Generator(); "
+    "g.manual_seed(seed + epoch)":
+        "con shuffle=True, primero permute: torch.randperm(size, generator=g) con g = torch.Generator(); "
+        "g.manual_seed(seed + epoch)",
+    "compare with the rule in lesson 5": "compare con la regla de la lección 5",
+    "size={size}, world_size={world}, rank={rank}, epoch={epoch}, seed={seed}, shuffle={shuffle}, "
+    "drop_last={drop_last}: expected {expected}, got {got}. {hint}":
+        "size={size}, world_size={world}, rank={rank}, epoch={epoch}, seed={seed}, shuffle={shuffle}, "
+        "drop_last={drop_last}: se esperaba {expected}, pero llegó {got}. {hint}",
+    "identical to torch's DistributedSampler in all {count} cases tried":
+        "idéntico al DistributedSampler de torch en los {count} casos probados",
+    "size={size}, world_size={world}, drop_last={drop_last}: expected {expected}, got {got}. Count every visit "
+    "of every rank: padded indices are visited more than once, indices cut by drop_last zero times":
+        "size={size}, world_size={world}, drop_last={drop_last}: se esperaba {expected}, pero llegó {got}. "
+        "Cuente cada visita de cada rank: los índices de relleno se visitan más de una vez, y los que corta "
+        "drop_last, ninguna",
+    "visit counts are right, padding and drop_last included":
+        "los recuentos de visitas son correctos, con el relleno y drop_last incluidos",
+    # ddp_lessons.checks.no_sync (exercise 6)
+    "rank {rank} all-reduced {calls} times, once per micro-batch: run the forward AND the backward of the first "
+    "{first} micro-batches of each step inside `with ddp_model.no_sync():` (DDP decides in the forward whether "
+    "the next backward all-reduces, so a backward alone inside no_sync() still all-reduces)":
+        "el rank {rank} hizo {calls} all-reduces, uno por microlote: ejecute la propagación hacia delante Y la "
+        "propagación hacia atrás de los {first} primeros microlotes de cada paso dentro de "
+        "`with ddp_model.no_sync():` (DDP decide en la propagación hacia delante si la siguiente propagación "
+        "hacia atrás hace el all-reduce, así que una propagación hacia atrás sola dentro de no_sync() lo sigue "
+        "haciendo)",
+    "no all-reduce ran: the last micro-batch of each step must run its backward outside no_sync(), so DDP "
+    "all-reduces the accumulated gradients":
+        "no se ejecutó ningún all-reduce: el último microlote de cada paso debe hacer su propagación hacia atrás "
+        "fuera de no_sync(), para que DDP haga el all-reduce de los gradientes acumulados",
+    "rank {rank} all-reduced {calls} times, expected {steps} (one per step)":
+        "el rank {rank} hizo {calls} all-reduces; se esperaban {steps} (uno por paso)",
+    "rank {rank} took {taken} optimizer steps for {micro} micro-batches: step once every {k} micro-batches":
+        "el rank {rank} dio {taken} pasos del optimizador para {micro} microlotes: dé un paso cada {k} "
+        "microlotes",
+    "after step {step}, rank {rank}'s weights differ from rank 0's: the step used gradients that were not "
+    "all-reduced":
+        "tras el paso {step}, los pesos del rank {rank} son distintos de los del rank 0: el paso usó gradientes "
+        "sin all-reduce",
+    "step {step} moved the weights {k}x too far: the gradients of the {k} micro-batches add up, so divide each "
+    "micro-batch's loss by accumulation_steps":
+        "el paso {step} movió los pesos {k} veces más de lo debido: los gradientes de los {k} microlotes se "
+        "suman, así que divida la pérdida de cada microlote entre accumulation_steps",
+    "step {step} differs although step 0 was right: zero the gradients after each optimizer step, or they carry "
+    "over into the next one":
+        "el paso {step} es distinto aunque el paso 0 era correcto: ponga los gradientes a cero tras cada paso "
+        "del optimizador, o se arrastrarán al siguiente",
+    "step {step} differs from one process's SGD step on the step's {samples} samples; max |difference| "
+    "{difference:.3g}":
+        "el paso {step} es distinto del paso de SGD de un solo proceso sobre las {samples} muestras del paso; "
+        "diferencia máxima (en valor absoluto) {difference:.3g}",
+    "{steps} steps, {steps} all-reduces per rank (not {micro}), each step equal to one process's SGD step on "
+    "{batches} micro-batches":
+        "{steps} pasos, {steps} all-reduces por rank (no {micro}), cada paso igual al paso de SGD de un solo "
+        "proceso sobre {batches} microlotes",
+    # ddp_lessons.checks.set_epoch (exercise 7)
+    "all {epochs} epochs visited the data in the same order (rank 0: {order}): call sampler.set_epoch(epoch) at "
+    "the start of each epoch, before iterating the DataLoader":
+        "las {epochs} épocas recorrieron los datos en el mismo orden (rank 0: {order}): llame a "
+        "sampler.set_epoch(epoch) al inicio de cada época, antes de iterar sobre el DataLoader",
+    "epoch {epoch} used epoch {previous}'s order: set_epoch comes too late; call sampler.set_epoch(epoch) before "
+    "the loop over the DataLoader":
+        "la época {epoch} usó el orden de la época {previous}: set_epoch llega demasiado tarde; llame a "
+        "sampler.set_epoch(epoch) antes del bucle sobre el DataLoader",
+    "epoch {epoch}, rank {rank} visited {got}, expected {expected} (set_epoch({epoch}))":
+        "época {epoch}: el rank {rank} visitó {got}; se esperaba {expected} (set_epoch({epoch}))",
+    "{epochs} epochs, each in a new order; in each, the ranks' shards cover all {size} samples":
+        "{epochs} épocas, cada una en un orden nuevo; en cada una, los fragmentos de los ranks cubren las "
+        "{size} muestras",
+    # ddp_lessons.checks.checkpoint (exercise 8)
+    "rank {rank} called torch.load before rank 0's torch.save had finished: call dist.barrier() after rank 0 "
+    "saves and before any rank loads, or a rank reads a missing or half-written file":
+        "el rank {rank} llamó a torch.load antes de que terminara el torch.save del rank 0: llame a "
+        "dist.barrier() después de que guarde el rank 0 y antes de que cargue ningún rank; si no, un rank lee "
+        "un archivo que falta o que está a medio escribir",
+    "rank {rank} saved too: only rank 0 writes the checkpoint (every rank holds the same weights, and several "
+    "processes writing one file at once can corrupt it)":
+        "el rank {rank} también guardó: solo el rank 0 escribe el checkpoint (todos los ranks tienen los mismos "
+        "pesos, y varios procesos que escriben un mismo archivo a la vez pueden corromperlo)",
+    "the checkpoint's keys start with 'module.': save ddp_model.module.state_dict(), the weights of the model "
+    "inside the DDP wrapper, so a plain model can load them":
+        "las claves del checkpoint empiezan por 'module.': guarde ddp_model.module.state_dict(), los pesos del "
+        "modelo que hay dentro del envoltorio de DDP, para que un modelo normal pueda cargarlos",
+    "rank 0 never called torch.save": "el rank 0 nunca llamó a torch.save",
+    "rank {rank} never loaded the checkpoint: every rank loads it":
+        "el rank {rank} nunca cargó el checkpoint: todos los ranks lo cargan",
+    "call torch.load(..., weights_only=True): it loads tensors only and refuses pickled code":
+        "llame a torch.load(..., weights_only=True): solo carga tensores y rechaza el código serializado con "
+        "pickle",
+    "pass map_location=device to torch.load, so each rank loads onto its own device (the tensors were saved "
+    "from rank 0's device)":
+        "pase map_location=device a torch.load, para que cada rank cargue en su propio dispositivo (los tensores "
+        "se guardaron desde el dispositivo del rank 0)",
+    "rank {rank}'s resumed model is not the trained one: load the state dict you read into the model "
+    "(model.load_state_dict(state))":
+        "el modelo reanudado del rank {rank} no es el entrenado: cargue en el modelo el state dict que ha leído "
+        "(model.load_state_dict(state))",
+    "rank 0 saved once; all {nproc} ranks loaded the complete file (weights_only=True) and resumed with the "
+    "trained weights (checksum {checksum})":
+        "el rank 0 guardó una vez; los {nproc} ranks cargaron el archivo completo (weights_only=True) y "
+        "reanudaron con los pesos entrenados (suma de comprobación {checksum})",
+    # ddp_lessons.checks.scaling (exercise 9)
+    "speedup and efficiency are swapped: return (speedup, efficiency)":
+        "la aceleración y la eficiencia están intercambiadas: devuelva (speedup, efficiency)",
+    "speedup is inverted: it is above 1 when W ranks are faster than one":
+        "la aceleración está invertida: es mayor que 1 cuando W ranks son más rápidos que uno",
+    "in weak scaling W ranks process W times the samples of one rank per step: speedup is the throughput ratio "
+    "W * T(1) / T(W), not T(1) / T(W)":
+        "en el escalado débil, W ranks procesan por paso W veces las muestras de un rank: la aceleración es el "
+        "cociente de rendimientos W * T(1) / T(W), no T(1) / T(W)",
+    "efficiency is speedup / W (1.0 = perfect scaling), not speedup * W":
+        "la eficiencia es speedup / W (1.0 = escalado perfecto), no speedup * W",
+    "speedup = throughput(W) / throughput(1); efficiency = speedup / W":
+        "aceleración = throughput(W) / throughput(1); eficiencia = speedup / W",
+    "return one (speedup, efficiency) per world size {expected}, got keys {got}":
+        "devuelva un (speedup, efficiency) por cada world size {expected}; las claves recibidas son {got}",
+    "seconds {seconds}, world size {world}: expected (speedup, efficiency) ({speedup:.4g}, {efficiency:.4g}), "
+    "got {got}. {hint}":
+        "seconds {seconds}, world size {world}: se esperaba (speedup, efficiency) = ({speedup:.4g}, "
+        "{efficiency:.4g}), pero llegó {got}. {hint}",
+    "strong-scaling speedup and efficiency are right, slowdowns included":
+        "la aceleración y la eficiencia del escalado fuerte son correctas, ralentizaciones incluidas",
+    "weak-scaling speedup and efficiency are right":
+        "la aceleración y la eficiencia del escalado débil son correctas",
 }
