@@ -22,6 +22,7 @@ from torch.nn import functional as F
 
 from ddp_lessons import launch, records
 from ddp_lessons.checks.common import Rows, close, difference, flat, passed, ranks_are
+from ddp_lessons.i18n import tr
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 BUCKETS = 1
@@ -83,28 +84,35 @@ def reference_steps(rows: Rows) -> list[dict[str, Any]]:
 MISTAKES = {
     "clip before unscale_": (
         lambda g, s, m, n: [x / s for x in _clipped([x * s for x in g], n)[0]],
-        "clip_grad_norm_ measured the gradients while they were still {scale:g}x too large (the loss "
-        "scale), and cut them to almost nothing: call scaler.unscale_(optimizer) first, then clip, then "
-        "scaler.step(optimizer)"),
+        lambda **fields: tr(
+            "clip_grad_norm_ measured the gradients while they were still {scale:g}x too large (the loss "
+            "scale), and cut them to almost nothing: call scaler.unscale_(optimizer) first, then clip, then "
+            "scaler.step(optimizer)", **fields)),
     "no clipping": (
         lambda g, s, m, n: g,
-        "its gradient norm was {norm:.3g}, above max_norm = {max_norm:g}, and nothing clipped it: call "
-        "torch.nn.utils.clip_grad_norm_(ddp_model.parameters(), max_norm) after scaler.unscale_(optimizer)"),
+        lambda **fields: tr(
+            "its gradient norm was {norm:.3g}, above max_norm = {max_norm:g}, and nothing clipped it: call "
+            "torch.nn.utils.clip_grad_norm_(ddp_model.parameters(), max_norm) after scaler.unscale_(optimizer)",
+            **fields)),
     "loss not divided by the micro-batches": (
         lambda g, s, m, n: _clipped([x * m for x in g], n)[0],
-        "the gradients of the {micro} micro-batches add up, so the step used {micro}x the average gradient: "
-        "divide each micro-batch's loss by {micro} before backward"),
+        lambda **fields: tr(
+            "the gradients of the {micro} micro-batches add up, so the step used {micro}x the average gradient: "
+            "divide each micro-batch's loss by {micro} before backward", **fields)),
     "unscaled loss backpropagated": (
         lambda g, s, m, n: _clipped([x / s for x in g], n)[0],
-        "the gradients came out {scale:g}x too small: unscale_ and step divide by the scale, so backpropagate "
-        "the scaled loss, scaler.scale(loss).backward()"),
+        lambda **fields: tr(
+            "the gradients came out {scale:g}x too small: unscale_ and step divide by the scale, so backpropagate "
+            "the scaled loss, scaler.scale(loss).backward()", **fields)),
     "scaled gradients stepped": (
         lambda g, s, m, n: _clipped([x * s for x in g], n)[0],
-        "the optimizer stepped on gradients still {scale:g}x too large: unscale them with "
-        "scaler.unscale_(optimizer) before clipping, and step with scaler.step(optimizer)"),
+        lambda **fields: tr(
+            "the optimizer stepped on gradients still {scale:g}x too large: unscale them with "
+            "scaler.unscale_(optimizer) before clipping, and step with scaler.step(optimizer)", **fields)),
 }
 """Single mistakes in the step, each as (the gradients the optimizer then uses, from the right unscaled
-gradients g, the scale s, the number of micro-batches m and max_norm n; the hint)."""
+gradients g, the scale s, the number of micro-batches m and max_norm n; the hint, given the fields
+scale, norm, max_norm and micro)."""
 
 
 def _step_hint(i: int, got: Any, before: Any, reference: dict, rows: Rows) -> str | None:
@@ -130,8 +138,8 @@ def _step_hint(i: int, got: Any, before: Any, reference: dict, rows: Rows) -> st
                 best = (distance(moved, replayed), hint)
     if best is None:
         return None
-    return f"step {i} went wrong: " + best[1].format(scale=reference["scale"], norm=reference["norm"],
-                                                     max_norm=first["max_norm"], micro=micro)
+    return tr("step {i} went wrong: {hint}", i=i, hint=best[1](scale=reference["scale"], norm=reference["norm"],
+                                                              max_norm=first["max_norm"], micro=micro))
 
 
 def amp_training(rows: Rows, nproc: int = 2) -> None:
@@ -141,83 +149,99 @@ def amp_training(rows: Rows, nproc: int = 2) -> None:
     want = str(DTYPES[name])
     for row in rows:
         for i, step in enumerate(row["steps"]):
-            assert step["output_dtypes"], "the model was never called in train_step"
-            assert all(dtype == want for dtype in step["output_dtypes"]), (
-                f"rank {row['rank']}, step {i}: the model's outputs were {step['output_dtypes']}, not {want}: "
-                f"run every forward inside `with torch.autocast(device_type, dtype=dtype):`")
-            assert step["loss_dtype"] == "torch.float32", (
-                f"the loss was {step['loss_dtype']}: compute it inside the autocast region too, where "
-                "autocast runs cross_entropy in fp32; only the backward goes outside")
-            assert len(step["output_dtypes"]) == micro_batches, (
-                f"rank {row['rank']}, step {i}: the model ran {len(step['output_dtypes'])} forward(s) for "
-                f"{micro_batches} micro-batches: one forward and one backward per micro-batch")
-            assert step["allreduces"] != micro_batches * BUCKETS or micro_batches == 1, (
-                f"rank {row['rank']}, step {i}: DDP all-reduced the gradients after every one of the "
-                f"{micro_batches} micro-batches: run the forward and backward of all but the last inside "
-                "`with ddp_model.no_sync():`, so that only the last backward communicates")
-            assert step["allreduces"] == BUCKETS, (
-                f"rank {row['rank']}, step {i}: DDP ran {step['allreduces']} all-reduce(s) instead of "
-                f"{BUCKETS}: " + ("the last micro-batch's forward and backward must run outside no_sync(), or "
-                                  "the ranks never average their gradients" if step["allreduces"] == 0 else
-                                  "one synchronised backward per step, in the last micro-batch"))
+            assert step["output_dtypes"], tr("the model was never called in train_step")
+            assert all(dtype == want for dtype in step["output_dtypes"]), tr(
+                "rank {rank}, step {i}: the model's outputs were {got}, not {want}: "
+                "run every forward inside `with torch.autocast(device_type, dtype=dtype):`",
+                rank=row["rank"], i=i, got=step["output_dtypes"], want=want)
+            assert step["loss_dtype"] == "torch.float32", tr(
+                "the loss was {got}: compute it inside the autocast region too, where "
+                "autocast runs cross_entropy in fp32; only the backward goes outside", got=step["loss_dtype"])
+            assert len(step["output_dtypes"]) == micro_batches, tr(
+                "rank {rank}, step {i}: the model ran {forwards} forward(s) for "
+                "{micro_batches} micro-batches: one forward and one backward per micro-batch",
+                rank=row["rank"], i=i, forwards=len(step["output_dtypes"]), micro_batches=micro_batches)
+            assert step["allreduces"] != micro_batches * BUCKETS or micro_batches == 1, tr(
+                "rank {rank}, step {i}: DDP all-reduced the gradients after every one of the "
+                "{micro_batches} micro-batches: run the forward and backward of all but the last inside "
+                "`with ddp_model.no_sync():`, so that only the last backward communicates",
+                rank=row["rank"], i=i, micro_batches=micro_batches)
+            assert step["allreduces"] == BUCKETS, tr(
+                "rank {rank}, step {i}: DDP ran {got} all-reduce(s) instead of {buckets}: {hint}",
+                rank=row["rank"], i=i, got=step["allreduces"], buckets=BUCKETS,
+                hint=tr("the last micro-batch's forward and backward must run outside no_sync(), or "
+                        "the ranks never average their gradients") if step["allreduces"] == 0 else
+                tr("one synchronised backward per step, in the last micro-batch"))
     got, inf_step = rows[0]["steps"], rows[0]["inf_step"]
     if rows[0]["enabled_scaler"] and 0 <= inf_step < len(got):
         for row in rows:
-            assert not row["steps"][inf_step]["stepped"], (
-                f"rank {row['rank']}'s optimizer stepped at step {inf_step} although the gradients held "
-                "inf: call scaler.step(optimizer), not optimizer.step(); the scaler skips such steps")
+            assert not row["steps"][inf_step]["stepped"], tr(
+                "rank {rank}'s optimizer stepped at step {i} although the gradients held "
+                "inf: call scaler.step(optimizer), not optimizer.step(); the scaler skips such steps",
+                rank=row["rank"], i=inf_step)
     for i in range(len(got)):
         for row in rows[1:]:
-            assert close(row["steps"][i]["weights"], rows[0]["steps"][i]["weights"]), (
-                f"after step {i}, rank {row['rank']}'s weights differ from rank 0's: every rank must "
-                "step on the gradients DDP all-reduced in the last backward")
+            assert close(row["steps"][i]["weights"], rows[0]["steps"][i]["weights"]), tr(
+                "after step {i}, rank {rank}'s weights differ from rank 0's: every rank must "
+                "step on the gradients DDP all-reduced in the last backward", i=i, rank=row["rank"])
     expected = reference_steps(rows)
     before = rows[0]["initial"]
     for i, (step, reference) in enumerate(zip(got, expected)):
-        assert step["stepped"] == reference["stepped"], (
-            f"step {i}: the optimizer {'skipped' if reference['stepped'] else 'stepped'} but should have "
-            f"{'stepped' if reference['stepped'] else 'skipped'}: call scaler.step(optimizer) exactly once per step")
+        should_step = reference["stepped"]
+        assert step["stepped"] == should_step, (tr(
+            "step {i}: the optimizer skipped but should have stepped: call scaler.step(optimizer) exactly once "
+            "per step", i=i) if should_step else tr(
+            "step {i}: the optimizer stepped but should have skipped: call scaler.step(optimizer) exactly once "
+            "per step", i=i))
         assert step["scale_after"] == (reference["scale"] if reference["stepped"] else reference["scale"] / 2) \
-            or not rows[0]["enabled_scaler"], (
-            f"step {i}: the scale went from {step['scale']:g} to {step['scale_after']:g}: call "
-            "scaler.update() once per step, after scaler.step(optimizer)")
+            or not rows[0]["enabled_scaler"], tr(
+            "step {i}: the scale went from {before:g} to {after:g}: call "
+            "scaler.update() once per step, after scaler.step(optimizer)",
+            i=i, before=step["scale"], after=step["scale_after"])
         if not close(step["weights"], reference["weights"]):
             if math.isnan(flat(step["weights"]).sum().item()):
-                raise AssertionError(f"step {i} made the weights nan: step with scaler.step(optimizer), which "
-                                     "skips steps whose gradients hold inf or nan")
+                raise AssertionError(tr("step {i} made the weights nan: step with scaler.step(optimizer), which "
+                                        "skips steps whose gradients hold inf or nan", i=i))
             hint = _step_hint(i, step["weights"], before, reference, rows)
             if hint:
                 raise AssertionError(hint)
-            assert i == 0, (f"step {i} differs although the steps before it were right: zero the "
-                            "gradients after each step (optimizer.zero_grad()), or they add up across steps")
-            raise AssertionError(
-                f"after step {i} the weights differ from the replayed step (max |difference| "
-                f"{difference(step['weights'], reference['weights']):.3g}): accumulate the gradients of every "
-                "micro-batch (a backward for each, no zero_grad in between), then unscale_, clip, step, update")
+            assert i == 0, tr("step {i} differs although the steps before it were right: zero the "
+                              "gradients after each step (optimizer.zero_grad()), or they add up across steps", i=i)
+            raise AssertionError(tr(
+                "after step {i} the weights differ from the replayed step (max |difference| "
+                "{difference:.3g}): accumulate the gradients of every "
+                "micro-batch (a backward for each, no zero_grad in between), then unscale_, clip, step, update",
+                i=i, difference=difference(step["weights"], reference["weights"])))
         before = step["weights"]
     skipped = [i for i, s in enumerate(got) if not s["stepped"]]
     clipped = [i for i, s in enumerate(expected) if s["clipped"]]
-    passed(f"{name}: {micro_batches} micro-batches per step, forward in {want.removeprefix('torch.')}, loss in "
-           f"fp32, one all-reduce per step, clipped at step(s) {', '.join(map(str, clipped))}; "
-           f"{len(got)} steps equal to the replay on all {nproc} ranks"
-           + (f"; step {', '.join(map(str, skipped))} skipped on every rank, scale halved" if skipped else ""))
+    passed(tr("{name}: {micro_batches} micro-batches per step, forward in {dtype}, loss in "
+              "fp32, one all-reduce per step, clipped at step(s) {clipped}; "
+              "{steps} steps equal to the replay on all {nproc} ranks",
+              name=name, micro_batches=micro_batches, dtype=want.removeprefix("torch."),
+              clipped=", ".join(map(str, clipped)), steps=len(got), nproc=nproc)
+           + (tr("; step {skipped} skipped on every rank, scale halved", skipped=", ".join(map(str, skipped)))
+              if skipped else ""))
 
 
 ORDER_ERRORS = {
-    "did not use scaler.scale": "backpropagate the scaled loss: scaler.scale(loss).backward()",
-    "already been called since the last update": "call scaler.update() after each scaler.step(optimizer)",
-    "No inf checks were recorded": "call scaler.update() after scaler.step(optimizer), not before it",
-    "unscale_() has already been called": "call scaler.unscale_(optimizer) once per step, after the last "
-                                          "backward, and scaler.update() after each scaler.step(optimizer)",
+    "did not use scaler.scale": lambda: tr("backpropagate the scaled loss: scaler.scale(loss).backward()"),
+    "already been called since the last update": lambda: tr("call scaler.update() after each "
+                                                            "scaler.step(optimizer)"),
+    "No inf checks were recorded": lambda: tr("call scaler.update() after scaler.step(optimizer), not before it"),
+    "unscale_() has already been called": lambda: tr("call scaler.unscale_(optimizer) once per step, after the "
+                                                     "last backward, and scaler.update() after each "
+                                                     "scaler.step(optimizer)"),
 }
-"""torch's own GradScaler errors for calls out of order, and what to do about each."""
+"""torch's own GradScaler errors for calls out of order, and (a function giving) what to do about each."""
 
 
 def order_hint(error: str) -> str | None:
     """The fix for a GradScaler error message about calls out of order, or None for other errors."""
     found = [hint for text, hint in ORDER_ERRORS.items() if text in error]
-    return f"the scaler's calls are out of order ({found[0]}); the order is scale(loss).backward() for each " \
-           "micro-batch -> unscale_(optimizer) -> clip -> step(optimizer) -> update()" if found else None
+    return tr("the scaler's calls are out of order ({fix}); the order is scale(loss).backward() for each "
+              "micro-batch -> unscale_(optimizer) -> clip -> step(optimizer) -> update()",
+              fix=found[0]()) if found else None
 
 
 def backward_outside_autocast(script: str | os.PathLike, function: str = "train_step") -> None:
@@ -232,10 +256,10 @@ def backward_outside_autocast(script: str | os.PathLike, function: str = "train_
                     for inner in (n for statement in block.body for n in ast.walk(statement)):
                         if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) \
                                 and inner.func.attr == "backward":
-                            raise AssertionError(
-                                f"line {inner.lineno}: backward() runs inside the autocast block: autocast is "
+                            raise AssertionError(tr(
+                                "line {line}: backward() runs inside the autocast block: autocast is "
                                 "for the forward and the loss only; call scaler.scale(loss).backward() after "
-                                "the `with torch.autocast(...)` block")
+                                "the `with torch.autocast(...)` block", line=inner.lineno))
 
 
 def amp_run(script: str, dtype: str, nproc: int = 2, inf_step: int = 2) -> Rows:

@@ -28,6 +28,7 @@ from torch.utils.data.distributed import DistributedSampler
 
 from ddp_lessons import launch, records, tracebacks
 from ddp_lessons.checks.common import passed
+from ddp_lessons.i18n import tr
 
 PROBE = str(resources.files("ddp_lessons") / "scripts" / "bug_hunt_probe.py")
 """The packaged script that runs one part of the student's script on real ranks."""
@@ -75,19 +76,24 @@ def device_ids_per_node(path: str | os.PathLike) -> None:
                     script.wrap(_Model(), torch.device("cuda", local_rank), rank, local_rank)
                     script.wrap(_Model(), torch.device("cpu"), rank, local_rank)
                 except Exception as error:  # noqa: BLE001 - reported as a hint
-                    raise AssertionError(
-                        f"wrap() raised {type(error).__name__}: {error}, on a simulated node with {gpus} GPUs "
-                        f"(rank {rank}, local rank {local_rank}, after setup() made cuda:{local_rank} current). "
-                        "The check runs wrap() without real GPUs: take the GPU from `device` or `local_rank`") from None
-            assert calls, "wrap() never called DDP(...)"
+                    raise AssertionError(tr(
+                        "wrap() raised {error_type}: {error}, on a simulated node with {gpus} GPUs (rank {rank}, "
+                        "local rank {local_rank}, after setup() made cuda:{local_rank} current). The check runs "
+                        "wrap() without real GPUs: take the GPU from `device` or `local_rank`",
+                        error_type=type(error).__name__, error=error, gpus=gpus, rank=rank,
+                        local_rank=local_rank)) from None
+            assert calls, tr("wrap() never called DDP(...)")
             gpu_ids = [i if isinstance(i, int) else torch.device(i).index for i in calls[0] or []]
-            assert gpu_ids == [local_rank], (
-                f"on node {rank // gpus} of a {nodes}-node job with {gpus} GPUs per node, rank {rank} (local rank "
-                f"{local_rank}) asked DDP for GPU(s) {gpu_ids}: that node's GPUs are cuda:0 to cuda:{gpus - 1}, "
-                f"and this rank's model sits on cuda:{local_rank}")
-            assert calls[1] is None, f"on CPU, DDP got device_ids={calls[1]}: CPU models take none"
-    layouts = ", ".join(f"{n} nodes x {g} GPUs" for n, g in LAYOUTS)
-    passed(f"on {layouts}, every rank's DDP uses its own node's GPU; on CPU, no device_ids")
+            assert gpu_ids == [local_rank], tr(
+                "on node {node} of a {nodes}-node job with {gpus} GPUs per node, rank {rank} (local rank "
+                "{local_rank}) asked DDP for GPU(s) {gpu_ids}: that node's GPUs are cuda:0 to cuda:{last}, "
+                "and this rank's model sits on cuda:{local_rank}",
+                node=rank // gpus, nodes=nodes, gpus=gpus, rank=rank, local_rank=local_rank, gpu_ids=gpu_ids,
+                last=gpus - 1)
+            assert calls[1] is None, tr("on CPU, DDP got device_ids={device_ids}: CPU models take none",
+                                        device_ids=calls[1])
+    layouts = ", ".join(tr("{nodes} nodes x {gpus} GPUs", nodes=n, gpus=g) for n, g in LAYOUTS)
+    passed(tr("on {layouts}, every rank's DDP uses its own node's GPU; on CPU, no device_ids", layouts=layouts))
 
 
 @contextmanager
@@ -112,18 +118,22 @@ def one_shard_per_rank(path: str | os.PathLike, world_size: int = 2) -> None:
         try:
             loader = script.make_loader(dataset, 8, rank, world_size)
         except ValueError as error:
-            raise AssertionError(f"building rank {rank}'s DataLoader raised ValueError: {error}") from None
+            raise AssertionError(tr("building rank {rank}'s DataLoader raised ValueError: {error}",
+                                    rank=rank, error=error)) from None
         visits.append(_visits(loader))
     size = len(dataset)
     for rank, seen in enumerate(visits):
-        assert len(seen) < size, (
-            f"rank {rank} visited {len(seen)} samples, the whole data set: with {world_size} ranks, "
-            "every epoch trains on each sample several times and takes no less time than one process")
-        assert seen != sorted(seen), f"rank {rank} visited its samples in index order {seen[:8]}...: no shuffle"
-    assert not set(visits[0]) & set(visits[1]), \
-        f"ranks 0 and 1 both visited samples {sorted(set(visits[0]) & set(visits[1]))[:8]}..."
-    assert sorted(sum(visits, [])) == list(range(size)), "together the ranks do not cover the data set"
-    passed(f"{world_size} ranks visit disjoint, shuffled shards of {len(visits[0])} samples covering all {size}")
+        assert len(seen) < size, tr(
+            "rank {rank} visited {count} samples, the whole data set: with {world_size} ranks, "
+            "every epoch trains on each sample several times and takes no less time than one process",
+            rank=rank, count=len(seen), world_size=world_size)
+        assert seen != sorted(seen), tr("rank {rank} visited its samples in index order {first}...: no shuffle",
+                                        rank=rank, first=seen[:8])
+    assert not set(visits[0]) & set(visits[1]), tr("ranks 0 and 1 both visited samples {both}...",
+                                                   both=sorted(set(visits[0]) & set(visits[1]))[:8])
+    assert sorted(sum(visits, [])) == list(range(size)), tr("together the ranks do not cover the data set")
+    passed(tr("{world_size} ranks visit disjoint, shuffled shards of {count} samples covering all {size}",
+              world_size=world_size, count=len(visits[0]), size=size))
 
 
 class _Wrapped(torch.nn.Module):
@@ -149,17 +159,19 @@ def new_order_each_epoch(path: str | os.PathLike, epochs: int = 3) -> None:
             trainer = script.Trainer(model, loader, torch.optim.SGD(model.parameters(), lr=0.01),
                                      torch.device("cpu"), Path(folder) / "checkpoint.pt", rank)
             orders = trainer.train(epochs)
-            assert len(orders) == epochs, f"Trainer.train({epochs}) returned {len(orders)} epochs of visits"
-            assert not all(order == orders[0] for order in orders), (
-                f"rank {rank} visited its shard in the same order in all {epochs} epochs "
-                f"(each began {orders[0][:6]}...): the shuffle happens once, not every epoch")
-    passed(f"each rank visits its shard in a new order in each of {epochs} epochs of Trainer.train")
+            assert len(orders) == epochs, tr("Trainer.train({epochs}) returned {got} epochs of visits",
+                                             epochs=epochs, got=len(orders))
+            assert not all(order == orders[0] for order in orders), tr(
+                "rank {rank} visited its shard in the same order in all {epochs} epochs "
+                "(each began {first}...): the shuffle happens once, not every epoch",
+                rank=rank, epochs=epochs, first=orders[0][:6])
+    passed(tr("each rank visits its shard in a new order in each of {epochs} epochs of Trainer.train", epochs=epochs))
 
 
 def _where(result, path) -> str:
     """One line per rank: where it stopped (traceback or live stack) and its last line of output."""
     stopped = tracebacks.where_ranks_failed(result, path) or getattr(result, "where", {})
-    return "; ".join(f"rank {rank} {stopped.get(rank, '(no traceback)')}" for rank in range(result.world_size))
+    return "; ".join(f"rank {rank} {stopped.get(rank, tr('(no traceback)'))}" for rank in range(result.world_size))
 
 
 def ranks_stay_in_step(path: str | os.PathLike, timeout: float = 90) -> None:
@@ -169,19 +181,20 @@ def ranks_stay_in_step(path: str | os.PathLike, timeout: float = 90) -> None:
                                   run_dir=records.new_run_dir("10_probe_train"))
     except (launch.RankFailedError, launch.RunTimeoutError) as error:
         hung = "Timed out" in str(error) or isinstance(error, launch.RunTimeoutError)
-        assert not hung, ("the job hung: a rank waited for the other in a collective for 10 s and gave "
-                          f"up. Where each rank waited: {_where(error.result, path)}")
-        raise AssertionError(f"Trainer.train failed: {str(error).splitlines()[0]}") from None
+        assert not hung, tr("the job hung: a rank waited for the other in a collective for 10 s and gave "
+                            "up. Where each rank waited: {where}", where=_where(error.result, path))
+        raise AssertionError(tr("Trainer.train failed: {error}", error=str(error).splitlines()[0])) from None
     rows = records.load(run.run_dir, "probe-train")
-    assert [row["epochs"] for row in rows] == [3, 3], f"expected 3 epochs on both ranks, got {rows}"
+    assert [row["epochs"] for row in rows] == [3, 3], tr("expected 3 epochs on both ranks, got {rows}", rows=rows)
     for row in rows:
-        assert not row["started_before_checkpoint"], (
-            f"rank {row['rank']} began epoch {row['started_before_checkpoint'][0]} while rank 0 was still "
+        assert not row["started_before_checkpoint"], tr(
+            "rank {rank} began epoch {epoch} while rank 0 was still "
             "writing the previous epoch's checkpoint (the check makes that save slow, as on a network file "
             "system): a rank that loads it then, or a job stopped then, finds it incomplete. Every rank must "
-            "wait until rank 0's checkpoint is complete before it goes on")
-    passed("both ranks trained 3 epochs with a checkpoint after each, neither waiting for the other, "
-           "and neither going on before the checkpoint was complete")
+            "wait until rank 0's checkpoint is complete before it goes on",
+            rank=row["rank"], epoch=row["started_before_checkpoint"][0])
+    passed(tr("both ranks trained 3 epochs with a checkpoint after each, neither waiting for the other, "
+              "and neither going on before the checkpoint was complete"))
 
 
 def every_parameter_gets_a_gradient(path: str | os.PathLike, timeout: float = 90) -> None:
@@ -194,8 +207,8 @@ def every_parameter_gets_a_gradient(path: str | os.PathLike, timeout: float = 90
         output = error.result.output(error.ranks[0])
         names = next((line.split(":", 1)[1].strip() for line in output.splitlines()
                       if "Parameters which did not receive grad" in line), "")
-        assert "Expected to have finished reduction" not in output, (
+        assert "Expected to have finished reduction" not in output, tr(
             "the second training step failed with DDP's 'Expected to have finished reduction in the "
-            f"prior iteration before starting a new one': parameters without a gradient: {names}")
-        raise AssertionError(f"training Net failed: {str(error).splitlines()[0]}") from None
-    passed("Net trained 3 steps under DDP: every parameter got a gradient in every step")
+            "prior iteration before starting a new one': parameters without a gradient: {names}", names=names)
+        raise AssertionError(tr("training Net failed: {error}", error=str(error).splitlines()[0])) from None
+    passed(tr("Net trained 3 steps under DDP: every parameter got a gradient in every step"))
