@@ -47,6 +47,12 @@ SPANISH = {
         "**Por encima de un límite**: este notebook {note}, así que este ejercicio puntúa cero. El corrector "
         "limita la memoria, el disco, los procesos y la salida de cada notebook, para que ninguno pueda "
         "ralentizar ni romper a los demás que se corrigen a la vez.",
+    "{what} in cell {cell}": "{what} en la celda {cell}",
+    # ddp_lessons.grading.limits: which limit a notebook went over (the {note} of the message above)
+    "used more than {amount} of memory": "usó más de {amount} de memoria",
+    "ran more than {amount} processes and threads at once": "ejecutó más de {amount} procesos e hilos a la vez",
+    "wrote more than {amount} to disk": "escribió más de {amount} en el disco",
+    "printed more than {amount} of output": "imprimió más de {amount} de salida",
 
     # ddp_lessons.checks.common
     "expected one {name!r} record from each rank 0..{last}, got ranks {ranks}":
