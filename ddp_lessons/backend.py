@@ -24,7 +24,7 @@ BACKENDS = ("gloo", "nccl")
 BACKEND_ENV = "DDP_LESSONS_BACKEND"
 """Set (by the launcher's ``backend=`` argument) to force a backend instead of choosing one."""
 BACKEND_REASON_ENV = "DDP_LESSONS_BACKEND_REASON"
-"""Set by the launcher when it, not the student, forced the backend: why (e.g. simulated nodes)."""
+"""Set by the launcher when it, not the student, decided the backend: why (e.g. simulated nodes)."""
 THREADS_ENV = "DDP_LESSONS_THREADS"
 """Set by the launcher: the threads per rank it planned for every rank on this machine."""
 CORES_ENV = "DDP_LESSONS_CORES"
@@ -89,8 +89,9 @@ def choose(local_rank: int | None = None, local_world_size: int | None = None,
         raise RuntimeError(f"nccl needs one GPU per local rank: {local_world_size} ranks, {gpus} GPU(s); "
                            "use gloo to share GPUs or the CPU")
 
-    if gpus == 0:
-        return Choice("gloo", torch.device("cpu"), threads, "no GPU on this machine: gloo on CPU")
+    if gpus == 0:  # the launcher says why where a simulated node was given none of the machine's GPUs
+        why = os.environ.get(BACKEND_REASON_ENV) or "no GPU on this machine: gloo on CPU"
+        return Choice("gloo", torch.device("cpu"), threads, why)
     if forced == "gloo":
         device = torch.device("cuda", local_rank % gpus)
         why = os.environ.get(BACKEND_REASON_ENV) or "gloo asked for explicitly"

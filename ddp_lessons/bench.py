@@ -52,7 +52,7 @@ class Settings:
     global_batch: int = 256  # across ranks, strong scaling
     steps: int = 20
     warmup: int = 5
-    bucket_cap_mb: float = 25.0  # DDP's default
+    bucket_cap_mb: float = 25.0  # MiB: DDP's default cap, but set, so no 1 MiB first bucket (lesson 6)
     bucket_sweep: tuple[float, ...] = ()  # extra bucket sizes for `sweep_model`, world sizes >= 2
     accumulate: int = 1  # > 1: no_sync gradient accumulation against syncing every micro-step
     sweep_model: str = "mlp"  # model of the bucket sweep and the accumulation comparison

@@ -11,6 +11,7 @@ the pause lasts until every other rank has either finished reading the file or i
 `dist.barrier()` (announced by `announce_barrier`, which patches it inside `observed`), and at
 most `MAX_PAUSE` seconds. So a rank that reads without waiting for the barrier always reads
 before the file is complete, however the ranks are scheduled, and a rank that waits reads it whole.
+A rank that first calls `wait_for_first_rows` (a moment of other work) reads exactly the first half.
 """
 
 from __future__ import annotations
@@ -49,6 +50,16 @@ def download(path: str | os.PathLike, rows: int = ROWS) -> None:
                            for r in others)):
             time.sleep(0.01)
         f.write("".join(lines[rows // 2:]) + f"# end: {rows} rows\n")
+
+
+def wait_for_first_rows(path: str | os.PathLike, rows: int = ROWS, timeout: float = MAX_PAUSE) -> None:
+    """Stands for other work that keeps a rank busy a moment: returns once rank 0's `download(path)`
+    has written its first half (or after `timeout` seconds), so a read right after finds a partial file."""
+    path, start = Path(path), time.monotonic()
+    while time.monotonic() - start < timeout:
+        if path.exists() and path.read_text().count("\n") > rows // 2:  # the header and the first half
+            return
+        time.sleep(0.01)
 
 
 def read(path: str | os.PathLike) -> dict:

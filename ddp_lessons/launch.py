@@ -155,7 +155,8 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
     """Run `script` on `nproc` ranks per node with torchrun; return a `RunResult` or raise.
 
     nnodes: simulate this many nodes on this machine (one torchrun agent each, rendezvous on
-      127.0.0.1 at a free port); ranks are numbered node by node, LOCAL_RANK restarts per node.
+      127.0.0.1 at a free port); ranks are numbered node by node, LOCAL_RANK restarts per node, and
+      each node sees only its own GPUs (`_split_gpus`: disjoint sets, or none), as real nodes do.
     backend: force 'gloo' or 'nccl' (scripts read it via `ddp_lessons.backend.choose`); None = auto.
     threads_per_rank: CPU threads per rank; default max(1, cores // ranks on this machine).
     run_dir: where ranks write records; default a fresh folder under ./runs.
@@ -174,9 +175,10 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
     child_env["PYTHONPATH"] = os.pathsep.join(  # ranks record evidence: see rank_hooks/
         p for p in (str(stacks.HOOKS_DIR), child_env.get("PYTHONPATH")) if p)
     node_gpus = _split_gpus(nproc, nnodes)
-    if nnodes > 1 and node_gpus is None and backend is None:
-        backend = "gloo"  # too few GPUs for one per rank: simulated nodes share them via gloo
-        child_env[_backend.BACKEND_REASON_ENV] = f"simulated nodes share {_backend.gpu_count()} GPU(s)"
+    if node_gpus is not None and not node_gpus[0] and _backend.gpu_count():
+        child_env[_backend.BACKEND_REASON_ENV] = (
+            f"{_backend.gpu_count()} GPU(s) cannot be split over {nnodes} simulated nodes, so no node "
+            "sees one: gloo on CPU")
     if backend is not None:
         child_env[_backend.BACKEND_ENV] = backend
     if max_restarts:  # torch 2.13: restarted workers sharing the agent's store can read the failed
@@ -229,14 +231,14 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
 
 
 def _split_gpus(nproc: int, nnodes: int) -> list[str] | None:
-    """CUDA_VISIBLE_DEVICES for each simulated node when every rank can have its own GPU, else None."""
+    """CUDA_VISIBLE_DEVICES for each simulated node: disjoint sets of this machine's GPUs, as real
+    nodes have, at most `nproc` each ("" when there are fewer GPUs than nodes); None for one node."""
     if nnodes == 1:
         return None
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     ids = visible.split(",") if visible else [str(i) for i in range(_backend.gpu_count())]
-    if len(ids) < nproc * nnodes:
-        return None
-    return [",".join(ids[n * nproc:(n + 1) * nproc]) for n in range(nnodes)]
+    per_node = min(nproc, len(ids) // nnodes)
+    return [",".join(ids[n * per_node:(n + 1) * per_node]) for n in range(nnodes)]
 
 
 def _wait(agents: list[subprocess.Popen], tree: processes.Tree, deadline: float,

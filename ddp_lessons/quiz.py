@@ -64,10 +64,11 @@ class Quiz:
     def html(self) -> str:
         """The question as HTML for readers without a kernel; the answer is folded in <details>."""
         items = "".join(f"<li>({LETTERS[i]}) {html.escape(o)}</li>" for i, o in enumerate(self.options))
-        answer = f"({LETTERS[self.answer]}) {html.escape(self.options[self.answer])}"
+        right = self.options[self.answer]
+        answer = f"({LETTERS[self.answer]}) {html.escape(right)}" + ("" if right.endswith((".", "?", "!")) else ".")
         return (f"<p><b>{tr('Quick check.', lang=self.lang)}</b> {html.escape(self.question)}</p><ul>{items}</ul>"
                 f"<details><summary>{tr('Answer', lang=self.lang)}</summary>"
-                f"<p>{answer}. {html.escape(self.explanation)}</p></details>")
+                f"<p>{answer} {html.escape(self.explanation)}</p></details>")
 
     def widget(self):
         """The interactive version: radio buttons and a feedback line (needs ipywidgets)."""

@@ -2,14 +2,18 @@
 
     torchrun --standalone --nproc_per_node 2 train_ddp.py --epochs 5 --snapshot snapshot.pt
 
+One GPU per local rank with nccl, or the CPU with gloo when you pass --cpu (never by itself).
 Restartable: rank 0 writes a snapshot after every epoch (to a temporary file, then renamed, so a
 crash never leaves half a file); with `torchrun --max-restarts 3` a failed job restarts and every
-rank resumes from the last snapshot. The final weights' checksum is printed and kept in the snapshot.
+rank resumes from the last snapshot. Preemptible: on SIGTERM or SIGUSR1 every rank stops after the
+same step and exits; the next run (a requeued SLURM job) resumes from the last snapshot.
+The final weights' checksum is printed and kept in the snapshot.
 """
 import argparse
 import gc
 import hashlib
 import os
+import signal
 
 import torch
 import torch.distributed as dist
@@ -18,17 +22,22 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
+STOP = {"signal": 0}  # set by the signal handler; the training loop checks it after every step
 
-def setup():
-    """Join the process group: nccl with one GPU per local rank, else gloo on the CPU; the device."""
+
+def setup(cpu):
+    """Join the process group: nccl with one GPU per local rank, or gloo on the CPU if asked; the device."""
     local_rank = int(os.environ["LOCAL_RANK"])  # torchrun: this process's index on this machine
-    if torch.cuda.device_count() >= int(os.environ["LOCAL_WORLD_SIZE"]):
-        device = torch.device("cuda", local_rank)
-        torch.cuda.set_device(device)
-        dist.init_process_group("nccl", device_id=device)
-    else:
-        device = torch.device("cpu")
+    local_ranks, gpus = int(os.environ["LOCAL_WORLD_SIZE"]), torch.cuda.device_count()
+    if cpu:
         dist.init_process_group("gloo")
+        return torch.device("cpu")
+    if gpus < local_ranks:  # never fall back to the CPU silently: a missing GPU is a mistake to see
+        raise RuntimeError(f"{local_ranks} ranks on this machine but {gpus} GPU(s) visible: ask for one "
+                           "GPU per rank (sbatch --gpus-per-node, CUDA_VISIBLE_DEVICES) or pass --cpu")
+    device = torch.device("cuda", local_rank)
+    torch.cuda.set_device(device)
+    dist.init_process_group("nccl", device_id=device)
     return device
 
 
@@ -71,14 +80,51 @@ def load_snapshot(model, optimizer, path, device):
 
 
 def global_mean(total, count, device):
-    """The mean over every rank's samples (gloo has no AVG, so sum the totals and counts)."""
+    """The mean over every rank's samples: all-reduce the sums and the counts (a count-weighted mean)."""
     both = torch.tensor([total, count], dtype=torch.float64, device=device)
     dist.all_reduce(both)
     return (both[0] / both[1]).item()
 
 
+def stop_signal(device):
+    """The signal any rank received (0: none), agreed by all ranks so that they stop at the same step."""
+    flag = torch.tensor([STOP["signal"]], device=device)
+    dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+    return int(flag.item())
+
+
+def train(model, optimizer, sampler, loader, first_epoch, args, device):
+    """Train from `first_epoch`, snapshot after each epoch; returns 0, or the signal that stopped it."""
+    rank, marker = dist.get_rank(), f"{args.snapshot}.crashed"  # demo: the crash happens only once
+    for epoch in range(first_epoch, args.epochs):
+        sampler.set_epoch(epoch)  # a new shuffle each epoch, the same on every rank
+        total, count = 0.0, 0
+        for step, (x, y) in enumerate(loader):
+            if (epoch, step, rank) == (args.crash_epoch, 3, args.crash_rank) and not os.path.exists(marker):
+                open(marker, "w").close()
+                raise RuntimeError(f"injected crash: rank {rank}, epoch {epoch}, step {step}")
+            x, y = x.to(device), y.to(device)
+            optimizer.zero_grad()
+            loss = F.mse_loss(model(x), y)
+            loss.backward()  # DDP averages the gradients across ranks here
+            optimizer.step()
+            total, count = total + loss.item() * len(x), count + len(x)
+            if sig := stop_signal(device):  # every rank stops after this same step
+                if rank == 0:
+                    print(f"{signal.Signals(sig).name} in epoch {epoch}, step {step}: stopping; "
+                          f"the next run starts again at epoch {epoch}")
+                return sig
+        loss = global_mean(total, count, device)
+        save_snapshot(model, optimizer, epoch, args.snapshot)
+        if rank == 0:
+            print(f"epoch {epoch}: loss {loss:.4f}, snapshot saved")
+    return 0
+
+
 def main(args):
-    device = setup()
+    for sig in (signal.SIGTERM, signal.SIGUSR1):  # SLURM: preemption, time limit, requeue
+        signal.signal(sig, lambda signum, frame: STOP.update(signal=signum))
+    device = setup(args.cpu)
     rank, restarts = dist.get_rank(), int(os.environ.get("TORCHELASTIC_RESTART_COUNT", 0))
     torch.manual_seed(args.seed)
     dataset = make_dataset()
@@ -92,27 +138,14 @@ def main(args):
     if rank == 0:
         print(f"world {dist.get_world_size()}, {device.type}, restart {restarts}, "
               f"starting at epoch {first_epoch}")
-    for epoch in range(first_epoch, args.epochs):
-        sampler.set_epoch(epoch)  # a new shuffle each epoch, the same on every rank
-        total, count = 0.0, 0
-        for step, (x, y) in enumerate(loader):
-            if (epoch, step, rank, restarts) == (args.crash_epoch, 3, args.crash_rank, 0):
-                raise RuntimeError(f"injected crash: rank {rank}, epoch {epoch}, step {step}")
-            x, y = x.to(device), y.to(device)
-            optimizer.zero_grad()
-            loss = F.mse_loss(model(x), y)
-            loss.backward()  # DDP averages the gradients across ranks here
-            optimizer.step()
-            total, count = total + loss.item() * len(x), count + len(x)
-        loss = global_mean(total, count, device)
-        save_snapshot(model, optimizer, epoch, args.snapshot)
-        if rank == 0:
-            print(f"epoch {epoch}: loss {loss:.4f}, snapshot saved")
-    if rank == 0:
+    stopped = train(model, optimizer, sampler, loader, first_epoch, args, device)
+    if rank == 0 and not stopped:
         print(f"final checksum: {checksum(model.module)}")
     del model  # free DDP before its process group (with gloo, torch can abort at exit otherwise)
     gc.collect()
     dist.destroy_process_group()
+    if stopped:
+        raise SystemExit(128 + stopped)  # not 0: the job has not finished
 
 
 if __name__ == "__main__":
@@ -122,6 +155,7 @@ if __name__ == "__main__":
     parser.add_argument("--lr", type=float, default=0.02)
     parser.add_argument("--snapshot", default="snapshot.pt", help="written every epoch, resumed from")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cpu", action="store_true", help="train on the CPU with gloo (default: GPUs, nccl)")
     parser.add_argument("--crash-epoch", type=int, default=-1, help="demo: crash once in this epoch")
     parser.add_argument("--crash-rank", type=int, default=1, help="demo: the rank that crashes")
     main(parser.parse_args())

@@ -16,6 +16,7 @@ import shutil
 import socket
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,8 @@ from ddp_lessons.runtime import processes
 
 INSTALL_HINT = "sudo apt-get install slurm-wlm munge (Debian/Ubuntu)"
 DAEMONS = ("munged", "slurmctld", "slurmd")
+ENDED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE"}
+"""Job states after which a job will not run again (REQUEUED, PENDING, RUNNING, COMPLETING are not)."""
 
 
 def require_slurm() -> None:
@@ -97,12 +100,13 @@ class SlurmCluster:
             f"SlurmdPort={_free_port()}",
             "SlurmUser=root",
             "SlurmdUser=root",
-            f"AuthInfo=socket={munge_socket}",
+            f"AuthInfo=socket={munge_socket},cred_expire=5",  # a requeued job may start 6 s later (default 121)
             "ProctrackType=proctrack/linuxproc",
             "TaskPlugin=task/none",
             "SelectType=select/cons_tres",
             "SelectTypeParameters=CR_Core",
             "MpiDefault=none",
+            "SchedulerParameters=sched_interval=2,bf_interval=1",  # schedule a requeued job within seconds
             "ReturnToService=2",
             "JobAcctGatherType=jobacct_gather/none",
             "AccountingStorageType=accounting_storage/none",
@@ -147,6 +151,20 @@ class SlurmCluster:
         return subprocess.run(list(args), env=self.env, capture_output=True, text=True,
                               timeout=timeout, **kwargs)
 
+    def job(self, job_id: str) -> dict[str, str]:
+        """The job's fields from ``scontrol show job`` (JobState, Restarts, ExitCode, ...)."""
+        out = self.run("scontrol", "--oneliner", "show", "job", job_id, timeout=20)
+        return dict(field.split("=", 1) for field in out.stdout.split() if "=" in field)
+
+    def wait_for_job(self, job_id: str, timeout: float = 300) -> dict[str, str]:
+        """Wait until the job has ended (through any requeues); its fields from `job`."""
+        deadline = time.monotonic() + timeout
+        while (fields := self.job(job_id)).get("JobState") not in ENDED:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"job {job_id} still {fields.get('JobState')} after {timeout} s\n{self.logs()}")
+            time.sleep(0.5)
+        return fields
+
     def logs(self) -> str:
         """The end of every daemon's log, for a failure message."""
         parts = []
@@ -166,3 +184,37 @@ class SlurmCluster:
             self.tree.kill([self.daemons[name].pid])
             self.daemons[name].wait(timeout=10)
         self.daemons.clear()
+
+
+@dataclass
+class PreemptedJob:
+    """A job of the sbatch template that was sent SIGUSR1 once while training, then ran to its end."""
+
+    job_id: str
+    fields: dict[str, str]  # `SlurmCluster.job` after the end: JobState, Restarts, ExitCode, ...
+    output: str  # the job's output file, every start of it (--open-mode=append)
+
+
+def run_preempted_job(cluster: SlurmCluster, job_dir: Path, args: list[str], snapshot: Path,
+                      timeout: float = 300) -> PreemptedJob:
+    """Submit `job_dir`/train_ddp.sbatch on CPU ranks (--cpu, no GPU requested), send its batch script
+    SIGUSR1 once the first snapshot exists (what --signal=B:USR1@120 does before the time limit), and
+    wait through the requeue until the job has ended."""
+    cluster.env.update(NPROC_PER_NODE="2", OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
+    submitted = cluster.run("sbatch", "--parsable", "--gpus-per-node=0", f"--cpus-per-task={cluster.cpus}",
+                            f"--chdir={job_dir}", "train_ddp.sbatch", *args, "--cpu",
+                            "--snapshot", str(snapshot), timeout=60)
+    assert submitted.returncode == 0, f"sbatch failed: {submitted.stderr}\n{cluster.logs()}"
+    job_id = submitted.stdout.strip().split(";")[0]
+    output = job_dir / f"train_ddp-{job_id}.out"
+    deadline = time.monotonic() + timeout
+    while not snapshot.exists():
+        state = cluster.job(job_id).get("JobState")
+        if state in ENDED or time.monotonic() > deadline:
+            text = output.read_text() if output.exists() else "(no output file)"
+            raise AssertionError(f"job {job_id} ({state}) wrote no snapshot:\n{text}\n{cluster.logs()}")
+        time.sleep(0.1)
+    signalled = cluster.run("scancel", "--batch", "--signal=USR1", job_id)
+    assert signalled.returncode == 0, signalled.stderr
+    fields = cluster.wait_for_job(job_id, timeout=max(1.0, deadline - time.monotonic()))
+    return PreemptedJob(job_id, fields, output.read_text() if output.exists() else "(no output file)")

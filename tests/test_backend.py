@@ -109,19 +109,28 @@ def test_gloo_forced_by_the_launcher_says_why(monkeypatch):
 
 
 @pytest.mark.slow
-def test_simulated_nodes_on_one_gpu_report_the_launchers_threads_and_why_gloo(monkeypatch, tmp_path):
-    """2 nodes x 1 rank on a 1-GPU machine: the launcher forces gloo and plans cores // 2 threads."""
+@pytest.mark.parametrize("gpus", [1, 2])
+def test_simulated_nodes_see_their_own_gpus_or_none_and_say_why(monkeypatch, tmp_path, gpus):
+    """2 nodes x 2 ranks: with 2 GPUs each node gets one (its ranks share it over gloo); with 1 GPU
+    no node gets one (gloo on CPU, and the reason says why); threads are cores // 4 ranks."""
     from ddp_lessons import launch, records
     from pathlib import Path
-    monkeypatch.setattr(launch._backend, "gpu_count", lambda: 1)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    monkeypatch.setattr(launch._backend, "gpu_count", lambda: gpus)
     monkeypatch.setattr(launch._backend, "cpu_cores", lambda: 4)
     script = Path(__file__).parent / "scripts" / "choice_on_fake_gpus.py"
-    launch.run_torchrun(script, nproc=1, nnodes=2, env={"FAKE_GPUS": "1"}, run_dir=tmp_path,
-                        timeout=90, echo=False)
+    launch.run_torchrun(script, nproc=2, nnodes=2, run_dir=tmp_path, timeout=90, echo=False)
     rows = records.load(tmp_path, "choice")
-    assert [(r["backend"], r["device"], r["local_world_size"]) for r in rows] == [("gloo", "cuda:0", 1)] * 2
-    assert all(r["threads"] == 2 for r in rows)  # 4 cores // 2 ranks, not 4 // LOCAL_WORLD_SIZE
-    assert all(r["reason"] == "simulated nodes share 1 GPU(s)" for r in rows)
+    assert all(r["threads"] == 1 for r in rows)  # 4 cores // 4 ranks, not 4 // LOCAL_WORLD_SIZE
+    if gpus == 2:
+        assert [r["visible"] for r in rows] == [["0"], ["0"], ["1"], ["1"]] or \
+            [r["visible"] for r in rows] == [["1"], ["1"], ["0"], ["0"]]  # c10d may number either node 0
+        assert [(r["backend"], r["device"]) for r in rows] == [("gloo", "cuda:0")] * 4
+        assert all(r["reason"] == "2 ranks share 1 GPU(s): nccl allows one rank per GPU" for r in rows)
+    else:
+        assert all(r["visible"] == [] and (r["backend"], r["device"]) == ("gloo", "cpu") for r in rows)
+        assert all(r["reason"] == "1 GPU(s) cannot be split over 2 simulated nodes, so no node sees one: "
+                   "gloo on CPU" for r in rows)
 
 
 def test_a_graders_core_share_sets_the_threads_each_rank_gets(monkeypatch):

@@ -73,3 +73,46 @@ def test_the_unused_parameter_check_names_the_parameter(tmp_path, fails_with):
     with fails_with("parameters without a gradient: aux_head.bias, aux_head.weight"):
         checks.every_parameter_gets_a_gradient(script_with(BUGS, tmp_path))
     checks.every_parameter_gets_a_gradient(script_with([b for b in BUGS if b != "unused parameter"], tmp_path))
+
+
+def test_set_epoch_called_in_train_instead_of_run_epoch_passes(tmp_path):
+    path = script_with([], tmp_path)
+    source = path.read_text()
+    source = source.replace("        self.loader.sampler.set_epoch(epoch)\n", "")
+    source = source.replace("            visited.append(self._run_epoch(epoch))",
+                            "            self.loader.sampler.set_epoch(epoch)\n"
+                            "            visited.append(self._run_epoch(epoch))")
+    assert source.count("set_epoch(epoch)") == 1
+    path.write_text(source)
+    checks.new_order_each_epoch(path)
+
+
+@pytest.mark.parametrize("device_ids, hint", [
+    ("[rank % 2]", "3 GPUs per node, rank 2 (local rank 2) asked DDP for GPU(s) [0]"),
+    ("[local_rank + 1]", "rank 0 (local rank 0) asked DDP for GPU(s) [1]"),
+    ("[torch.cuda.get_device_properties(device).index]", "wrap() raised"),
+])
+def test_device_ids_that_fit_one_layout_or_need_a_gpu_are_caught(tmp_path, device_ids, hint, fails_with):
+    path = script_with([], tmp_path)
+    path.write_text(path.read_text().replace("device_ids=[device.index]", f"device_ids={device_ids}"))
+    with fails_with(hint):
+        checks.device_ids_per_node(path)
+
+
+@pytest.mark.parametrize("device_ids", ["[local_rank]", "[torch.cuda.current_device()]", "[device]",
+                                        "[int(os.environ['LOCAL_RANK'])]"])
+def test_every_right_way_to_name_the_local_gpu_passes(tmp_path, device_ids):
+    path = script_with([], tmp_path)
+    path.write_text(path.read_text().replace("device_ids=[device.index]", f"device_ids={device_ids}"))
+    checks.device_ids_per_node(path)
+
+
+@pytest.mark.slow
+def test_a_deleted_barrier_is_caught_by_the_rank_that_does_not_wait_for_the_checkpoint(tmp_path, fails_with):
+    path = script_with([], tmp_path)
+    source = path.read_text().replace(
+        "            dist.barrier()  # no rank goes on before rank 0's checkpoint is complete\n", "")
+    assert "dist.barrier()" not in source
+    path.write_text(source)
+    with fails_with("rank 1 began epoch 1 while rank 0 was still writing the previous epoch's checkpoint"):
+        checks.ranks_stay_in_step(path)

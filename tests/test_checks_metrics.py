@@ -69,6 +69,13 @@ WRONG = {
         total += batch
     return (total[0] / total[1]).item()
 """, "called collectives a different number of times"),
+    "every rank evaluates the whole set, all-reduced": (RIGHT.replace(
+        "list(range(rank, len(dataset), world))", "list(range(len(dataset)))"),
+        "(the whole data set), more than its share"),
+    "every rank evaluates the whole set, alone": ("""
+    right, seen = counts(model, dataset, list(range(len(dataset))))
+    return right / seen
+""", "(the whole data set), more than its share"),
     "untouched": ("\n    raise NotImplementedError()\n", "still raises NotImplementedError"),
 }
 
@@ -82,7 +89,8 @@ def script(tmp_path, body):
 @pytest.mark.parametrize("body", [RIGHT, GATHER], ids=["all_reduce", "gather"])
 def test_exact_accuracy_passes_for_every_size_and_world(tmp_path, body, capsys):
     checks.distributed_accuracy(script(tmp_path, body))
-    assert capsys.readouterr().out.startswith("✓ exact single-process accuracy")
+    out = capsys.readouterr().out
+    assert out.startswith("✓ exact single-process accuracy") and "each rank evaluating its own share" in out
 
 
 @pytest.mark.parametrize("name", list(WRONG))
@@ -133,3 +141,14 @@ def test_batch_arithmetic_catches(which, wrong, hint, fails_with):
     functions[which] = wrong
     with fails_with(hint):
         checks.batch_arithmetic(*functions)
+
+
+def test_the_sample_counter_sees_samples_read_through_the_dataset_or_its_tensors():
+    model, dataset = metrics.make_case(10)
+    ranks = metrics.ThreadRanks(2)
+    counter = metrics.SampleCounter(model, dataset, ranks)
+    ranks.run(lambda: counter(dataset.tensors[0][metrics.dist.get_rank()::2]))
+    assert [sorted(c) for c in counter.seen] == [[0, 2, 4, 6, 8], [1, 3, 5, 7, 9]]
+    assert metrics._coverage_hint(counter, 10, 2) is None
+    counter.seen[1].clear()
+    assert "were never evaluated" in metrics._coverage_hint(counter, 10, 2)

@@ -1,5 +1,7 @@
-"""`checks.restartable` (exercise 12) catches a snapshot written in place, a resume from epoch 0 and a
-missing barrier, by killing rank 0 in the middle of a save under torchrun restarts (slow).
+"""`checks.restartable` (exercise 12) catches what breaks a step-level resume: a snapshot written or
+copied in place, a missing barrier, one shuffle for every epoch, a resume at the start of the epoch
+or of the job, and batches not skipped, by killing rank 0 while it writes a mid-epoch snapshot under
+torchrun restarts (slow).
 
 It runs wrong variants of the solution's script under the packaged runner
 ``scripts/crash_during_snapshot.py``; the solution itself passes in tests/test_grading.py.
@@ -8,16 +10,26 @@ import pytest
 
 from ddp_lessons import checks
 
+SAVE_TMP = 'torch.save(snapshot, f"{path}.tmp")'
+RENAME = 'os.replace(f"{path}.tmp", path)'
+POSITION = 'return snapshot["epoch"], snapshot["step"]'
+SKIP = "return itertools.islice(enumerate(loader), first_step, None)"
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("replace, hint", [
-    ({'torch.save(snapshot, f"{path}.tmp")': "torch.save(snapshot, path)",
-      'os.replace(f"{path}.tmp", path)': "pass"}, "the snapshot was written in place"),
-    ({'return snapshot["epoch"] + 1': "return 0"}, "the restarted job began again at epoch 0"),
+    ({SAVE_TMP: "torch.save(snapshot, path)", RENAME: "pass"}, "wrote the snapshot path itself (torch.save)"),
+    ({"import itertools\n": "import itertools\nimport shutil\n", RENAME: 'shutil.copy(f"{path}.tmp", path)'},
+     "wrote the snapshot path itself (open(..., 'wb'))"),
     ({"    dist.barrier()  # no rank goes on": "    pass  # no rank goes on"}, "called dist.barrier() 0 times"),
-], ids=["in-place", "resume-from-0", "no-barrier"])
-def test_restartable_catches_what_breaks_a_restart(tmp_path, monkeypatch, replace, hint, fails_with,
-                                                  solution_script):
+    ({"    loader.sampler.set_epoch(epoch)": "    pass"}, "in the same order: call loader.sampler.set_epoch"),
+    ({POSITION: "return 0, 0"}, "began again at epoch 0, step 0"),
+    ({POSITION: 'return snapshot["epoch"], 0'}, "save the step in the snapshot and return (epoch, step)"),
+    ({SKIP: "return enumerate(loader)"}, "trained the epoch from its first batch"),
+], ids=["in-place", "copied-into-place", "no-barrier", "no-set-epoch", "resume-from-0", "resume-at-epoch-start",
+        "batches-not-skipped"])
+def test_restartable_catches_what_breaks_a_step_level_resume(tmp_path, monkeypatch, replace, hint, fails_with,
+                                                             solution_script):
     monkeypatch.chdir(tmp_path)
     with fails_with(hint):
         checks.restartable(solution_script("12_restartable", "12_restartable.py", replace))

@@ -31,3 +31,22 @@ def test_a_read_during_the_download_sees_half_the_rows_and_lets_it_finish(tmp_pa
     writer.join(timeout=10)
     assert time.monotonic() - start < dataprep.MAX_PAUSE
     assert dataprep.read(path)["status"] == "complete"
+
+
+def test_a_rank_that_waits_for_the_first_rows_reads_exactly_the_first_half(tmp_path, monkeypatch):
+    path = tmp_path / "data.csv"
+    monkeypatch.setattr(dataprep.dist, "is_initialized", lambda: True)
+    monkeypatch.setattr(dataprep.dist, "get_world_size", lambda: 2)
+    monkeypatch.setattr(dataprep.dist, "get_rank", lambda: 1)
+    writer = threading.Thread(target=dataprep.download, args=(path, 10))
+    writer.start()
+    dataprep.wait_for_first_rows(path, rows=10)
+    assert dataprep.read(path) == {"status": "partial", "rows": 5}
+    writer.join(timeout=10)
+    assert dataprep.read(path) == {"status": "complete", "rows": 10}
+
+
+def test_waiting_for_rows_that_never_come_gives_up_after_its_timeout(tmp_path):
+    start = time.monotonic()
+    dataprep.wait_for_first_rows(tmp_path / "never.csv", timeout=0.2)
+    assert 0.2 <= time.monotonic() - start < 5

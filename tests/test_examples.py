@@ -2,6 +2,7 @@
 plain torchrun (not the course's launcher), and a crashed, restarted run ends bit-identical."""
 import ast
 import os
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from ddp_lessons.diffs import written_script
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 SCRIPT = EXAMPLES / "train_ddp.py"
-ARGS = ["--epochs", "3", "--batch-size", "32", "--lr", "0.02", "--seed", "0"]
+ARGS = ["--epochs", "3", "--batch-size", "32", "--lr", "0.02", "--seed", "0", "--cpu"]
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -37,8 +38,8 @@ def test_take_home_script_imports_only_torch_and_the_standard_library():
 
 def test_take_home_script_is_short_and_keeps_its_command_line():
     text = SCRIPT.read_text()
-    assert len(text.splitlines()) <= 140
-    for flag in ("--epochs", "--batch-size", "--lr", "--snapshot", "--seed"):
+    assert len(text.splitlines()) <= 165
+    for flag in ("--epochs", "--batch-size", "--lr", "--snapshot", "--seed", "--cpu"):
         assert f'"{flag}"' in text
 
 
@@ -47,6 +48,44 @@ def test_sbatch_template_starts_torchrun_with_the_jobs_nodes_head_and_id():
     for part in ('--nnodes "$SLURM_NNODES"', "--rdzv-backend c10d", '--rdzv-id "$SLURM_JOB_ID"',
                  "scontrol show hostnames", "srun "):
         assert part in text
+
+
+def test_sbatch_template_asks_for_gpus_one_rank_each_and_requeues_before_the_time_limit():
+    text = (EXAMPLES / "train_ddp.sbatch").read_text()
+    assert "#SBATCH --gpus-per-node=" in text and "${SLURM_GPUS_ON_NODE:?" in text
+    for part in ("#SBATCH --requeue", "#SBATCH --signal=B:USR1@", "#SBATCH --open-mode=append",
+                 'scontrol requeue "$SLURM_JOB_ID"', "trap "):
+        assert part in text
+
+
+@pytest.mark.parametrize("gpus", [1, 2, 3, 4])
+def test_on_two_simulated_nodes_each_rank_gets_its_own_gpu_or_the_script_refuses(monkeypatch, gpus):
+    """What lesson 12's 2 nodes x 2 ranks see on a machine with `gpus` GPUs: the launcher's disjoint
+    GPU sets, and the take-home setup(): nccl on a GPU no other rank uses, or a clear error (--cpu)."""
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    monkeypatch.setattr(launch._backend, "gpu_count", lambda: gpus)
+    take_home = runpy.run_path(str(SCRIPT))
+    joined, used = [], []
+    monkeypatch.setattr(torch.cuda, "set_device", lambda device: None)
+    monkeypatch.setattr(torch.distributed, "init_process_group", lambda backend, **kw: joined.append(backend))
+    for visible in launch._split_gpus(nproc=2, nnodes=2):
+        ids = [gpu for gpu in visible.split(",") if gpu]
+        monkeypatch.setattr(torch.cuda, "device_count", lambda: len(ids))
+        for local_rank in range(2):
+            monkeypatch.setenv("LOCAL_RANK", str(local_rank))
+            monkeypatch.setenv("LOCAL_WORLD_SIZE", "2")
+            joined.clear()
+            if len(ids) >= 2:
+                device = take_home["setup"](cpu=False)
+                assert joined == ["nccl"] and device == torch.device("cuda", local_rank)
+                used.append(ids[device.index])  # the machine's GPU behind this node's cuda:N
+            else:
+                with pytest.raises(RuntimeError, match=f"2 ranks on this machine but {len(ids)} GPU.*--cpu"):
+                    take_home["setup"](cpu=False)
+                assert joined == []  # no silent fallback to the CPU
+            joined.clear()
+            assert take_home["setup"](cpu=True) == torch.device("cpu") and joined == ["gloo"]
+    assert sorted(used) == (["0", "1", "2", "3"] if gpus >= 4 else [])  # never one GPU for two ranks
 
 
 @pytest.mark.slow

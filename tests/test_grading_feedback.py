@@ -2,8 +2,12 @@
 and the wide CSV (built from grades, nothing run)."""
 import csv
 
+import pytest
+
 from ddp_lessons.grading import feedback, gradebook, report
-from ddp_lessons.grading.scoring import CheckResult, Grade
+from ddp_lessons.grading.limits import GiB, MiB, Limits
+from ddp_lessons.grading.scoring import OVER_LIMIT, CheckResult, Grade, LimitHit
+from test_translations import english_words
 
 
 def passed(title, points, cell):
@@ -82,3 +86,27 @@ def test_wide_csv_has_one_row_per_student_and_one_column_per_exercise(tmp_path):
         {"student": "bob", "05_sampler": "3", "08_checkpoint": "2", "total": "5", "max_total": "6"},
         {"student": "carol", "05_sampler": "0", "08_checkpoint": "0", "total": "0", "max_total": "6"}]
     assert gradebook.wide_path(tmp_path / "grades.csv") == tmp_path / "grades-wide.csv"
+
+
+@pytest.mark.parametrize("kind, value, spanish", [
+    ("memory", 4 * GiB, "usó más de 4 GiB de memoria"),
+    ("processes", 48, "ejecutó más de 48 procesos e hilos a la vez"),
+    ("disk", 50 * MiB, "escribió más de 50 MiB en el disco"),
+    ("output", 1536 << 10, "imprimió más de 1,5 MiB de salida")])
+@pytest.mark.parametrize("cell", [2, None])
+def test_spanish_over_limit_feedback_has_no_english_in_it(kind, value, spanish, cell):
+    """A Spanish notebook over a limit reads which limit, its value and the cell in Spanish; the
+    gradebook keeps the English words (the note), as before."""
+    english = Limits(**{kind: value}).words(kind)
+    note = english if cell is None else f"{english} in cell {cell}"
+    grade = Grade("dana", "05_sampler", 0, 4, [f"cell 1: not scored: cell 2 {english}"], OVER_LIMIT, note,
+                  [CheckResult(1, "sampler", 0, 4, f"not scored: cell 2 {english}")], language="es",
+                  limit=LimitHit(kind, value, cell))
+    said = spanish if cell is None else f"{spanish} en la celda {cell}"
+    (paragraph,) = [line for line in feedback.student_markdown("dana", [grade]).splitlines()
+                    if line.startswith("**Por encima de un límite**")]
+    assert paragraph.startswith(f"**Por encima de un límite**: este notebook {said}, así que"), paragraph
+    assert english_words(paragraph) == [] and english not in paragraph, paragraph
+    grade.language = "en"
+    assert f"**Over a limit**: this notebook {note}, so this exercise scores zero." in \
+        feedback.student_markdown("dana", [grade])

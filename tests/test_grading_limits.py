@@ -227,15 +227,37 @@ def test_a_limit_voids_the_exercise_and_says_which_limit_in_which_cell(tmp_path)
     checks = exercises.check_cells(exercise)
     results = records((0, None, None), (1, None, None),
                       (2, "used more than 4 GiB of memory (the grader's limit)", "memory"), (3, None, None))
+    results[2]["value"] = 4 * GiB  # the plugin records the limit's value beside its kind
     grade = scoring.score("99_synthetic", "hog", checks, {checks[0].id: 1, checks[1].id: 3}, results)
     assert (grade.points, grade.status) == (0, scoring.OVER_LIMIT)
     assert grade.note == "used more than 4 GiB of memory in cell 2"
+    assert grade.limit == scoring.LimitHit("memory", 4 * GiB, 2)
     assert grade.failed_checks == ["cell 2: used more than 4 GiB of memory (the grader's limit)",
                                    "cell 1: not scored: cell 2 used more than 4 GiB of memory",
                                    "cell 3: not scored: cell 2 used more than 4 GiB of memory"]
     text = feedback.student_markdown("hog", [grade])
-    assert "**Over a limit**: this notebook used more than 4 GiB of memory in cell 2" in text
+    assert "**Over a limit**: this notebook used more than 4 GiB of memory in cell 2, so" in text
     assert "crashed" not in text.lower()
+    grade.language = "es"  # a Spanish notebook: the same limit, said in Spanish
+    text = feedback.student_markdown("hog", [grade])
+    assert "**Por encima de un límite**: este notebook usó más de 4 GiB de memoria en la celda 2, así" in text
+
+
+def test_a_limit_hit_outside_any_cell_voids_the_exercise_without_naming_a_cell(tmp_path):
+    solution, exercise = make_course(tmp_path)
+    from ddp_lessons.tooling import exercises
+    checks = exercises.check_cells(exercise)
+    void = "the notebook printed more than 1.5 MiB of output (the grader's limit)"  # what run_nbval says
+    grade = scoring.score("99_synthetic", "flood", checks, {checks[0].id: 1, checks[1].id: 3},
+                          records((0, None, None), (1, None, None)), void, scoring.OVER_LIMIT,
+                          scoring.LimitHit("output", 1536 << 10))
+    assert (grade.points, grade.status) == (0, scoring.OVER_LIMIT)
+    assert grade.failed_checks == [f"cell 1: not scored: {void}", f"cell 3: not scored: {void}"]
+    assert "**Over a limit**: this notebook printed more than 1.5 MiB of output, so" in \
+        feedback.student_markdown("flood", [grade])
+    grade.language = "es"
+    assert "**Por encima de un límite**: este notebook imprimió más de 1,5 MiB de salida, así" in \
+        feedback.student_markdown("flood", [grade])
 
 
 def test_the_grader_charges_the_running_cell_when_it_stopped_the_job():
@@ -285,13 +307,17 @@ WORDS = {"hog": "used more than 300 MiB of memory", "spawner": "ran more than 48
          "flood": "printed more than 1 MiB of output", "fd_flood": "printed more than 1 MiB of output"}
 
 
-def grade_class(tmp_path, students, *options):
-    """Grade `students` (name -> answer to the second stub) beside an honest alice at --jobs 2."""
+def grade_class(tmp_path, students, *options, spanish=()):
+    """Grade `students` (name -> answer to the second stub) beside an honest alice at --jobs 2; the
+    students named in `spanish` hand in the Spanish edition of the exercise."""
     solution, exercise = make_course(tmp_path)
     submissions = tmp_path / "submissions"
     submit(submissions, "alice", answer(exercise, *CORRECT))
     for name, code in students.items():
-        submit(submissions, name, answer(exercise, CORRECT[0], code))
+        notebook = answer(exercise, CORRECT[0], code)
+        if name in spanish:
+            notebook.metadata["ddp_lessons"] = {"language": "es"}
+        submit(submissions, name, notebook)
     out = tmp_path / "grades.csv"
     assert cli.main(["grade", str(submissions), "--out", str(out), "--solutions", str(solution.parent),
                      "--cell-timeout", "60", "--notebook-timeout", "240", "--jobs", "2",
@@ -312,10 +338,16 @@ def assert_charged(tmp_path, rows, student, words):
 @pytest.mark.slow
 def test_submissions_over_each_limit_score_zero_and_say_which_beside_an_honest_one(tmp_path, capsys):
     rows = grade_class(tmp_path, {"hog": HOG, "spawner": SPAWNER, "filler": FILLER, "tmp_filler": TMP_FILLER,
-                                  "flood": FLOOD, "fd_flood": FD_FLOOD}, *SMALL)
+                                  "flood": FLOOD, "fd_flood": FD_FLOOD, "filler_es": FILLER}, *SMALL,
+                       spanish={"filler_es"})
     assert (rows["alice"]["points"], rows["alice"]["failed_checks"]) == ("5", "")
     for student, words in WORDS.items():
         assert_charged(tmp_path, rows, student, words)
+    # a Spanish notebook: the gradebook still says it in English, its feedback all in Spanish
+    assert rows["filler_es"]["failed_checks"].startswith(f"cell 2: {WORDS['filler']} (the grader's limit)")
+    text = (tmp_path / "feedback" / "filler_es.md").read_text()
+    assert "**Por encima de un límite**: este notebook escribió más de 50 MiB en el disco en la celda 2, así" \
+        in text, text
     printed = capsys.readouterr().out
     first = printed.splitlines()[0]
     assert first.startswith("limits per notebook: memory 300 MiB (") and "48 processes+threads (" in first

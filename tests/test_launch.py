@@ -164,14 +164,24 @@ def test_simulated_nodes_number_ranks_node_by_node(tmp_path):
     assert endpoint.startswith("127.0.0.1:") and not endpoint.endswith(":0")
 
 
-def test_simulated_nodes_get_their_own_gpus_when_there_are_enough(monkeypatch):
+@pytest.mark.parametrize("gpus, expected", [
+    (1, ["", ""]),  # fewer GPUs than nodes: no node sees one (none is shared between nodes)
+    (2, ["0", "1"]),  # one each: the node's 2 ranks share it, as on a 1-GPU machine
+    (3, ["0", "1"]),  # the same share for every node; GPU 2 stays unused
+    (4, ["0,1", "2,3"]),  # one GPU per rank
+    (6, ["0,1", "2,3"]),  # never more than nproc per node
+])
+def test_simulated_nodes_see_disjoint_gpu_sets_as_real_nodes_do(monkeypatch, gpus, expected):
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    monkeypatch.setattr(launch._backend, "gpu_count", lambda: 4)
-    assert launch._split_gpus(nproc=2, nnodes=2) == ["0,1", "2,3"]
-    assert launch._split_gpus(nproc=4, nnodes=2) is None  # 8 ranks, 4 GPUs: share them with gloo
-    assert launch._split_gpus(nproc=4, nnodes=1) is None  # one node sees every GPU
+    monkeypatch.setattr(launch._backend, "gpu_count", lambda: gpus)
+    assert launch._split_gpus(nproc=2, nnodes=2) == expected
+    assert launch._split_gpus(nproc=2, nnodes=1) is None  # one node sees every GPU
+
+
+def test_simulated_nodes_split_the_gpus_cuda_visible_devices_names(monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5")
     assert launch._split_gpus(nproc=1, nnodes=2) == ["3", "5"]
+    assert launch._split_gpus(nproc=2, nnodes=2) == ["3", "5"]
 
 
 def test_print_sorted_groups_lines_by_rank_whatever_order_they_arrived_in(capsys):

@@ -33,13 +33,20 @@ def test_html_fallback_folds_the_answer():
     assert "<details><summary>Answer</summary><p>(b) during backward()" in page
 
 
+def test_html_fallback_ends_the_answer_with_one_period_whether_or_not_the_option_has_one():
+    for option in ("during backward()", "during backward()."):
+        page = quiz.Quiz(**{**Q, "options": ["in optimizer.step()", option, "in the DataLoader"]}).html()
+        assert "<p>(b) during backward(). DDP&#x27;s autograd hooks" in page, page
+        assert ".." not in page
+
+
 def test_outside_a_kernel_only_text_is_shown():
     bundle = quiz.Quiz(**Q)._repr_mimebundle_()
     assert set(bundle) == {"text/plain", "text/html"}
 
 
 def test_module_level_check_answers_the_last_question_asked(capsys):
-    asked = quiz.ask("05", 1)
+    asked = quiz.ask("05", 2)
     quiz.check(asked.answer)
     assert capsys.readouterr().out.startswith("✓ Correct.")
     quiz.check((asked.answer + 1) % len(asked.options))
@@ -107,7 +114,7 @@ def test_every_lesson_has_3_to_4_stored_questions():
 
 
 def test_ask_renders_text_with_the_answer_folded():
-    bundle = quiz.ask("05", 1)._repr_mimebundle_()
+    bundle = quiz.ask("05", 2)._repr_mimebundle_()
     assert "(c) [3, 7, 1]" in bundle["text/plain"] and "Correct" not in bundle["text/plain"]
     assert "<details><summary>Answer</summary><p>(c) [3, 7, 1]" in bundle["text/html"]
 

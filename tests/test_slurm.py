@@ -1,5 +1,7 @@
 """A real SLURM job: the lesson's sbatch template (examples/train_ddp.sbatch) on a one-node cluster
-started for the test (tests/slurm_cluster.py) trains to the same weights as the course's launcher."""
+started for the test (tests/slurm_cluster.py) is signalled once while it trains, as before its time
+limit, requeues itself, resumes from the snapshot and ends with an uninterrupted run's weights."""
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -8,37 +10,41 @@ import pytest
 import torch
 
 from ddp_lessons import launch
-from slurm_cluster import SlurmCluster, require_slurm
+from slurm_cluster import SlurmCluster, require_slurm, run_preempted_job
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
-ARGS = ["--epochs", "2", "--batch-size", "32", "--lr", "0.02", "--seed", "0"]
+EPOCHS = 20
+ARGS = ["--epochs", str(EPOCHS), "--batch-size", "8", "--lr", "0.02", "--seed", "0"]  # 64 steps an epoch
 
 
 @pytest.mark.slow
-def test_sbatch_template_runs_two_ranks_to_the_launchers_final_checksum(tmp_path):
+def test_a_signalled_job_requeues_resumes_from_its_snapshot_and_ends_as_if_never_stopped(tmp_path):
     require_slurm()
     job = tmp_path / "job"
     job.mkdir()
     for name in ("train_ddp.py", "train_ddp.sbatch"):
         shutil.copy(EXAMPLES / name, job / name)
     with SlurmCluster(tmp_path / "slurm") as cluster:
-        cluster.env.update(PYTHON=sys.executable, OMP_NUM_THREADS="1")
-        submitted = cluster.run("sbatch", "--parsable", "--wait", f"--chdir={job}", "train_ddp.sbatch",
-                                *ARGS, "--snapshot", str(job / "snapshot.pt"), timeout=300)
-        job_id = submitted.stdout.strip().split(";")[0]
-        output = job / f"train_ddp-{job_id}.out"
-        text = output.read_text() if output.exists() else "(no output file)"
-        assert submitted.returncode == 0, (f"sbatch failed ({submitted.returncode}): {submitted.stderr}\n"
-                                           f"job output:\n{text}\n{cluster.logs()}")
-    assert f"job {job_id}: 1 node(s) x 2 ranks" in text
-    slurm_checksum = torch.load(job / "snapshot.pt", weights_only=True)["checksum"]
-    assert f"final checksum: {slurm_checksum}" in text
+        cluster.env.update(PYTHON=sys.executable)
+        ran = run_preempted_job(cluster, job, ARGS, job / "snapshot.pt")
+        logs = cluster.logs()
+    text = f"job {ran.job_id} output:\n{ran.output}\n{logs}"
+    assert ran.fields["JobState"] == "COMPLETED" and ran.fields["ExitCode"] == "0:0", (ran.fields, text)
+    assert ran.fields["Restarts"] == "1", text  # requeued once, by the template's USR1 trap
+    assert f"job {ran.job_id} (start 0): 1 node(s) x 2 ranks" in ran.output, text
+    assert f"job {ran.job_id} (start 1): 1 node(s) x 2 ranks" in ran.output, text
+    assert "SIGUSR1: requeueing job" in ran.output, text
+    stopped = re.search(r"SIGTERM in epoch (\d+), step \d+: stopping", ran.output)
+    assert stopped, f"the ranks did not stop on SIGTERM:\n{text}"
+    starts = [int(epoch) for epoch in re.findall(r"starting at epoch (\d+)", ran.output)]
+    assert starts == [0, int(stopped.group(1))] and 0 < starts[1] < EPOCHS, (starts, text)
+    snapshot = torch.load(job / "snapshot.pt", weights_only=True)
+    assert snapshot["epoch"] == EPOCHS - 1 and f"final checksum: {snapshot['checksum']}" in ran.output, text
 
-    launched = launch.run_torchrun(EXAMPLES / "train_ddp.py", nproc=2, threads_per_rank=1, echo=False,
-                                   args=[*ARGS, "--snapshot", str(tmp_path / "launcher.pt")],
-                                   run_dir=tmp_path / "run", timeout=180)
-    assert f"final checksum: {slurm_checksum}" in launched.output(0)
-    assert torch.load(tmp_path / "launcher.pt", weights_only=True)["checksum"] == slurm_checksum
+    uninterrupted = launch.run_torchrun(EXAMPLES / "train_ddp.py", nproc=2, threads_per_rank=1, echo=False,
+                                        args=[*ARGS, "--cpu", "--snapshot", str(tmp_path / "launcher.pt")],
+                                        run_dir=tmp_path / "run", timeout=180)
+    assert f"final checksum: {snapshot['checksum']}" in uninterrupted.output(0)
 
 
 def test_without_slurm_the_test_skips_with_the_install_hint_and_fails_under_ci(monkeypatch):

@@ -87,7 +87,9 @@ def test_every_quick_check_question_of_a_translated_lesson_is_translated(edition
     english, spanish = quiz._questions().get(edition.lesson, []), quiz._questions("es").get(edition.lesson, [])
     for n, (en, es) in enumerate(zip(english, spanish), start=1):
         assert len(es["options"]) == len(en["options"]) == len(es["feedback"]), (edition.lesson, n)
-        assert es["question"] != en["question"] and es["options"] != en["options"], (edition.lesson, n)
+        assert es["question"] != en["question"] and es["feedback"] != en["feedback"], (edition.lesson, n)
+        # options that are only code or numbers (e.g. "[3, 7, 11]") read the same in both languages
+        assert es["options"] != en["options"] or not english_words(" ".join(en["options"])), (edition.lesson, n)
 
 
 def test_the_check_lists_nothing_out_of_date_in_the_translated_part():
@@ -101,6 +103,34 @@ def test_every_english_notebook_has_its_spanish_edition():
             pytest.xfail(f"not yet translated ({len(missing)}): {', '.join(missing)}")
         pytest.fail("every notebook is translated: set translations.REQUIRE_EVERY_NOTEBOOK = True")
     assert not missing, f"no Spanish edition (run `python -m ddp_lessons make-translations --update PATH`): {missing}"
+
+
+# --- the docs: translated by hand, each dated by the hash of the English it translates ---------------
+
+def test_the_translated_docs_are_as_new_as_their_english():
+    problems = translations.doc_problems(ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_doc_whose_english_changed_since_its_translation_fails(tmp_path):
+    (tmp_path / "docs" / "es").mkdir(parents=True)
+    english, spanish = tmp_path / "docs" / "INSTRUCTORS.md", tmp_path / "docs" / "es" / "INSTRUCTORS.md"
+    english.write_text("# For instructors\n", encoding="utf-8")
+    docs = ("docs/INSTRUCTORS.md",)
+    assert translations.doc_problems(tmp_path, docs=docs) == ["docs/es/INSTRUCTORS.md: missing (translate "
+                                                              "docs/INSTRUCTORS.md)"]
+    spanish.write_text("# Para instructores\n", encoding="utf-8")
+    assert translations.doc_problems(tmp_path, docs=docs)[0].startswith(
+        "docs/es/INSTRUCTORS.md: its first line must be `<!-- translates docs/INSTRUCTORS.md en ")
+    spanish.write_text(translations.doc_marker(tmp_path, "docs/INSTRUCTORS.md") + "\n# Para instructores\n",
+                       encoding="utf-8")
+    assert translations.doc_problems(tmp_path, docs=docs) == []
+    english.write_text("# For instructors and graders\n", encoding="utf-8")
+    [problem] = translations.doc_problems(tmp_path, docs=docs)
+    assert problem.startswith("docs/INSTRUCTORS.md changed since docs/es/INSTRUCTORS.md was translated")
+    assert problem.endswith(f"`{translations.doc_marker(tmp_path, 'docs/INSTRUCTORS.md')}`")
+    (tmp_path / "docs" / "es" / "NOTES.md").write_text("# Notas\n", encoding="utf-8")
+    assert translations.doc_problems(tmp_path, docs=docs)[-1].startswith("docs/es/NOTES.md: not a translation")
 
 
 # --- messages: one table, complete ------------------------------------------------------------------
@@ -254,6 +284,8 @@ def spanish_texts() -> dict[str, str]:
                                                                *entry["feedback"]])
     texts.update({f"messages_es {english[:40]!r}": spanish for english, spanish in SPANISH.items()})
     texts["README.es.md"] = (ROOT / "README.es.md").read_text(encoding="utf-8")
+    texts.update({path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8")
+                  for path in sorted((ROOT / "docs" / "es").glob("*.md"))})
     return texts
 
 

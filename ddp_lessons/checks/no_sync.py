@@ -8,6 +8,7 @@ import torch
 from torch.nn import functional as F
 
 from ddp_lessons.checks.common import Rows, close, difference, factor, flat, passed, ranks_are
+from ddp_lessons.i18n import tr
 
 
 def _sgd_step(state: dict[str, Any], inputs: torch.Tensor, targets: torch.Tensor,
@@ -27,36 +28,38 @@ def gradient_accumulation(rows: Rows, nproc: int = 2) -> None:
     steps = micro // k
     for row in rows:
         rank, calls = row["rank"], row["all_reduces"]
-        assert calls != micro, (
-            f"rank {rank} all-reduced {calls} times, once per micro-batch: run the forward AND the "
-            f"backward of the first {k - 1} micro-batches of each step inside `with ddp_model.no_sync():` "
+        assert calls != micro, tr(
+            "rank {rank} all-reduced {calls} times, once per micro-batch: run the forward AND the "
+            "backward of the first {first} micro-batches of each step inside `with ddp_model.no_sync():` "
             "(DDP decides in the forward whether the next backward all-reduces, so a backward alone "
-            "inside no_sync() still all-reduces)")
-        assert calls != 0, ("no all-reduce ran: the last micro-batch of each step must run its "
-                            "backward outside no_sync(), so DDP all-reduces the accumulated gradients")
-        assert calls == steps, f"rank {rank} all-reduced {calls} times, expected {steps} (one per step)"
-        assert len(row["after_steps"]) == steps, (
-            f"rank {rank} took {len(row['after_steps'])} optimizer steps for {micro} micro-batches: "
-            f"step once every {k} micro-batches")
+            "inside no_sync() still all-reduces)", rank=rank, calls=calls, first=k - 1)
+        assert calls != 0, tr("no all-reduce ran: the last micro-batch of each step must run its "
+                              "backward outside no_sync(), so DDP all-reduces the accumulated gradients")
+        assert calls == steps, tr("rank {rank} all-reduced {calls} times, expected {steps} (one per step)",
+                                  rank=rank, calls=calls, steps=steps)
+        assert len(row["after_steps"]) == steps, tr(
+            "rank {rank} took {taken} optimizer steps for {micro} micro-batches: "
+            "step once every {k} micro-batches", rank=rank, taken=len(row["after_steps"]), micro=micro, k=k)
     before = rows[0]["initial"]
     for step in range(steps):
         for row in rows[1:]:
-            assert close(row["after_steps"][step], rows[0]["after_steps"][step]), (
-                f"after step {step}, rank {row['rank']}'s weights differ from rank 0's: the step "
-                "used gradients that were not all-reduced")
+            assert close(row["after_steps"][step], rows[0]["after_steps"][step]), tr(
+                "after step {step}, rank {rank}'s weights differ from rank 0's: the step "
+                "used gradients that were not all-reduced", step=step, rank=row["rank"])
         batch = [mb for row in rows for mb in row["micro_batches"][step * k:(step + 1) * k]]
         inputs = torch.cat([torch.tensor(x) for x, _ in batch])
         targets = torch.cat([torch.tensor(y) for _, y in batch])
         expected, got = _sgd_step(before, inputs, targets, lr), rows[0]["after_steps"][step]
         if not close(got, expected):
             scale = factor(flat(got) - flat(before), flat(expected) - flat(before))
-            assert scale is None or abs(scale - k) > 1e-3, (
-                f"step {step} moved the weights {k}x too far: the gradients of the {k} micro-batches "
-                "add up, so divide each micro-batch's loss by accumulation_steps")
-            assert step == 0, (f"step {step} differs although step 0 was right: zero the gradients "
-                               "after each optimizer step, or they carry over into the next one")
-            raise AssertionError(f"step {step} differs from one process's SGD step on the step's "
-                                 f"{len(inputs)} samples; max |difference| {difference(got, expected):.3g}")
+            assert scale is None or abs(scale - k) > 1e-3, tr(
+                "step {step} moved the weights {k}x too far: the gradients of the {k} micro-batches "
+                "add up, so divide each micro-batch's loss by accumulation_steps", step=step, k=k)
+            assert step == 0, tr("step {step} differs although step 0 was right: zero the gradients "
+                                 "after each optimizer step, or they carry over into the next one", step=step)
+            raise AssertionError(tr("step {step} differs from one process's SGD step on the step's "
+                                    "{samples} samples; max |difference| {difference:.3g}",
+                                    step=step, samples=len(inputs), difference=difference(got, expected)))
         before = got
-    passed(f"{steps} steps, {steps} all-reduces per rank (not {micro}), each step equal to one "
-           f"process's SGD step on {k * nproc} micro-batches")
+    passed(tr("{steps} steps, {steps} all-reduces per rank (not {micro}), each step equal to one "
+              "process's SGD step on {batches} micro-batches", steps=steps, micro=micro, batches=k * nproc))

@@ -8,6 +8,7 @@ from typing import Callable
 from torch.utils.data.distributed import DistributedSampler
 
 from ddp_lessons.checks.common import passed
+from ddp_lessons.i18n import tr
 
 
 def torch_sampler_shard(size: int, world: int, rank: int, epoch: int = 0, seed: int = 0,
@@ -28,26 +29,26 @@ def _shard_hint(got: list[int], size: int, world: int, rank: int, epoch: int, se
         order[r::world] = torch_sampler_shard(size, world, r, epoch, seed, shuffle, drop_last)
     own = len(range(rank, min(size, len(order)), world))  # positions before any padding
     if got == order[rank * len(expected):(rank + 1) * len(expected)]:
-        return ("shards must be strided: rank r takes positions r, r+W, r+2W, ... of the epoch's "
-                "order; you returned contiguous blocks")
+        return tr("shards must be strided: rank r takes positions r, r+W, r+2W, ... of the epoch's "
+                  "order; you returned contiguous blocks")
     if len(got) < len(expected) and not drop_last:
-        return ("too few indices: when the size does not divide by world_size, the order is padded to "
-                "ceil(size / world_size) * world_size by repeating it from its start (again and again "
-                f"if the data set is tiny), so every rank gets {len(expected)}")
+        return tr("too few indices: when the size does not divide by world_size, the order is padded to "
+                  "ceil(size / world_size) * world_size by repeating it from its start (again and again "
+                  "if the data set is tiny), so every rank gets {count}", count=len(expected))
     if len(got) > len(expected) and drop_last:
-        return ("with drop_last=True the order is cut to floor(size / world_size) * world_size "
-                f"indices, with no padding, so every rank gets {len(expected)}")
+        return tr("with drop_last=True the order is cut to floor(size / world_size) * world_size "
+                  "indices, with no padding, so every rank gets {count}", count=len(expected))
     if len(got) != len(expected):
-        return f"every rank gets {len(expected)} indices here"
+        return tr("every rank gets {count} indices here", count=len(expected))
     if got[:own] == expected[:own]:
-        return ("padding must repeat the first indices of the epoch's order, in order "
-                f"(order + order[:padding]): expected {expected[own:]} at the padded positions")
+        return tr("padding must repeat the first indices of the epoch's order, in order "
+                  "(order + order[:padding]): expected {padded} at the padded positions", padded=expected[own:])
     if shuffle and got == torch_sampler_shard(size, world, rank, 0, seed, shuffle, drop_last):
-        return "the order must change with the epoch: seed the generator with seed + epoch"
+        return tr("the order must change with the epoch: seed the generator with seed + epoch")
     if shuffle and got == torch_sampler_shard(size, world, rank, epoch, seed, False, drop_last):
-        return ("with shuffle=True, first permute: torch.randperm(size, generator=g) with "
-                "g = torch.Generator(); g.manual_seed(seed + epoch)")
-    return "compare with the rule in lesson 5"
+        return tr("with shuffle=True, first permute: torch.randperm(size, generator=g) with "
+                  "g = torch.Generator(); g.manual_seed(seed + epoch)")
+    return tr("compare with the rule in lesson 5")
 
 
 def sampler_shards(student_fn: Callable) -> None:
@@ -61,11 +62,12 @@ def sampler_shards(student_fn: Callable) -> None:
             got = list(student_fn(size, world, rank, epoch=epoch, seed=seed, shuffle=shuffle,
                                   drop_last=drop_last))
             count += 1
-            assert got == expected, (
-                f"size={size}, world_size={world}, rank={rank}, epoch={epoch}, seed={seed}, "
-                f"shuffle={shuffle}, drop_last={drop_last}: expected {expected}, got {got}. "
-                + _shard_hint(got, size, world, rank, epoch, seed, shuffle, drop_last))
-    passed(f"identical to torch's DistributedSampler in all {count} cases tried")
+            assert got == expected, tr(
+                "size={size}, world_size={world}, rank={rank}, epoch={epoch}, seed={seed}, "
+                "shuffle={shuffle}, drop_last={drop_last}: expected {expected}, got {got}. {hint}",
+                size=size, world=world, rank=rank, epoch=epoch, seed=seed, shuffle=shuffle, drop_last=drop_last,
+                expected=expected, got=got, hint=_shard_hint(got, size, world, rank, epoch, seed, shuffle, drop_last))
+    passed(tr("identical to torch's DistributedSampler in all {count} cases tried", count=count))
 
 
 def coverage_counts(student_fn: Callable) -> None:
@@ -74,8 +76,9 @@ def coverage_counts(student_fn: Callable) -> None:
         shards = [torch_sampler_shard(size, world, r, drop_last=drop_last) for r in range(world)]
         expected = [sum(shard.count(i) for shard in shards) for i in range(size)]
         got = list(student_fn(shards, size))
-        assert got == expected, (
-            f"size={size}, world_size={world}, drop_last={drop_last}: expected {expected}, got {got}. "
+        assert got == expected, tr(
+            "size={size}, world_size={world}, drop_last={drop_last}: expected {expected}, got {got}. "
             "Count every visit of every rank: padded indices are visited more than once, "
-            "indices cut by drop_last zero times")
-    passed("visit counts are right, padding and drop_last included")
+            "indices cut by drop_last zero times",
+            size=size, world=world, drop_last=drop_last, expected=expected, got=got)
+    passed(tr("visit counts are right, padding and drop_last included"))

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ddp_lessons.grading import limits
 from ddp_lessons.grading.scoring import (CRASHED, DID_NOT_RUN, GRADED, NOT_SUBMITTED, OVER_LIMIT, TIMED_OUT,
-                                         UNREADABLE, Grade)
+                                         UNREADABLE, Grade, LimitHit)
 from ddp_lessons.i18n import SOURCE, tr
 
 
@@ -25,6 +26,12 @@ def words(status: str, lang: str, note: str = "") -> str:
                        "or break the others graded beside it.", lang=lang, note=note),
     }
     return said.get(status, status)
+
+
+def over_limit(hit: LimitHit, lang: str) -> str:
+    """Which limit a notebook went over, in `lang`: ``used more than 4 GiB of memory in cell 2``."""
+    what = limits.said(hit.kind, hit.value, lang)
+    return what if hit.cell is None else tr("{what} in cell {cell}", lang=lang, what=what, cell=hit.cell)
 
 
 def student_language(grades: list[Grade]) -> str:
@@ -48,7 +55,8 @@ def student_markdown(student: str, grades: list[Grade]) -> str:
         lines += [tr("## {exercise}: {points}/{max_points} points", lang=lang, exercise=grade.exercise,
                      points=grade.points, max_points=grade.max_points), ""]
         if grade.status != GRADED:
-            lines += [words(grade.status, lang, grade.note), ""]
+            known = grade.status == OVER_LIMIT and grade.limit is not None and grade.limit.value is not None
+            lines += [words(grade.status, lang, over_limit(grade.limit, lang) if known else grade.note), ""]
             if grade.note and grade.status not in (NOT_SUBMITTED, OVER_LIMIT):
                 lines += ["```text", grade.note, "```", ""]
         lines += [tr("| | check | points |", lang=lang), "|---|---|---:|"]

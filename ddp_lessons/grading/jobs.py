@@ -84,9 +84,10 @@ def unattributed_hit(hits: dict[str, int], results: dict[int, dict]) -> str | No
 
 def run_nbval(notebook: Path, cell_timeout: float, notebook_timeout: float, *,
               box: sandbox.Sandbox | None = None, env: dict[str, str] | None = None,
-              plan: Plan | None = None) -> tuple[dict[int, dict], str | None, str, watch.Usage]:
+              plan: Plan | None = None
+              ) -> tuple[dict[int, dict], str | None, str, watch.Usage, scoring.LimitHit | None]:
     """Each cell's record from running `notebook` under nbval and `plan`'s limits, a reason voiding the
-    run (or None), a status, and what the run used at most."""
+    run (or None), a status, what the run used at most, and the limit it went over outside any cell."""
     scratch = notebook.parent.parent
     report, log = scratch / "cells.jsonl", scratch / "pytest.log"
     plan = plan or Plan.probe(Limits(), sandboxed=box is not None)
@@ -108,21 +109,23 @@ def run_nbval(notebook: Path, cell_timeout: float, notebook_timeout: float, *,
     usage.output = max([usage.output] + [record.get("output", 0) or 0 for record in results.values()])
     hit = outcome.stopped_for or unattributed_hit(outcome.kernel_hits, results)
     if hit is not None:
-        words = plan.limits.words(hit)
+        words, value = plan.limits.words(hit), getattr(plan.limits, hit)
         cell = running_cell(results)
         if cell is None and any(record.get("limit") for record in results.values()):
-            return results, None, scoring.GRADED, usage  # the plugin named the cell already
+            return results, None, scoring.GRADED, usage, None  # the plugin named the cell already
         if cell is None:
-            return results, f"the notebook {words} (the grader's limit)", scoring.OVER_LIMIT, usage
+            return (results, f"the notebook {words} (the grader's limit)", scoring.OVER_LIMIT, usage,
+                    scoring.LimitHit(hit, value))
         results[cell] = {"cell": cell, "error": f"{words} (the grader's limit)", "hint": "", "timed_out": False,
-                         "crashed": True, "limit": hit}
-        return results, None, scoring.GRADED, usage
+                         "crashed": True, "limit": hit, "value": value}
+        return results, None, scoring.GRADED, usage, None
     if outcome.timed_out:
         return (results, f"the notebook ran past its {notebook_timeout:g} s limit and was stopped",
-                scoring.TIMED_OUT, usage)
+                scoring.TIMED_OUT, usage, None)
     if not results:
-        return results, f"pytest stopped before running a cell: {last_line(log)}", scoring.DID_NOT_RUN, usage
-    return results, None, scoring.GRADED, usage
+        return (results, f"pytest stopped before running a cell: {last_line(log)}", scoring.DID_NOT_RUN,
+                usage, None)
+    return results, None, scoring.GRADED, usage, None
 
 
 def grade_notebook(submission: Path, solution: Path, student: str = "", *, cell_timeout: float = CELL_TIMEOUT,
@@ -145,11 +148,11 @@ def grade_notebook(submission: Path, solution: Path, student: str = "", *, cell_
             return scoring.unscored(student, solution.stem, checks, scoring.UNREADABLE, reason)
         # a Spanish exercise's hints come out in Spanish: its scratch copy no longer sits in an es/ folder
         env = {**(os.environ if env is None else env), i18n.LANGUAGE_ENV: language}
-        results, void, status, usage = run_nbval(notebook, cell_timeout, notebook_timeout, box=box, env=env,
-                                                 plan=plan)
+        results, void, status, usage, limit = run_nbval(notebook, cell_timeout, notebook_timeout, box=box,
+                                                        env=env, plan=plan)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    grade = scoring.score(solution.stem, student, checks, placed, results, void, status)
+    grade = scoring.score(solution.stem, student, checks, placed, results, void, status, limit)
     grade.language = language
     grade.usage = usage
     return grade

@@ -25,6 +25,7 @@ import subprocess
 from dataclasses import dataclass
 
 from ddp_lessons.grading import cgroups
+from ddp_lessons.i18n import SOURCE, language, tr
 
 KINDS = ("memory", "processes", "disk", "output")
 
@@ -41,8 +42,6 @@ DISK = 1 * GiB
 OUTPUT = 16 * MiB
 """Default bytes of output a notebook may print: 150x the most a solution prints (figures included)."""
 
-_WORDS = {"memory": "used more than {} of memory", "processes": "ran more than {} processes and threads at once",
-          "disk": "wrote more than {} to disk", "output": "printed more than {} of output"}
 _OPTION = {"memory": "--memory", "processes": "--processes", "disk": "--disk", "output": "--output"}
 
 
@@ -56,13 +55,31 @@ class Limits:
     output: int | None = OUTPUT
 
     def words(self, kind: str) -> str:
-        """What a notebook did when it hit limit `kind`: ``used more than 4 GiB of memory``."""
-        value = getattr(self, kind)
-        return _WORDS[kind].format(value if kind == "processes" else size_text(value))
+        """What a notebook did when it hit limit `kind`: ``used more than 4 GiB of memory`` (in English,
+        as the gradebook and the grader's log say it; `said` gives it in a student's language)."""
+        return said(kind, getattr(self, kind), SOURCE)
 
     def option(self, kind: str) -> str:
         """The grade option that sets limit `kind`."""
         return _OPTION[kind]
+
+
+def said(kind: str, value: int | None, lang: str | None = None) -> str:
+    """What a notebook did when it went over limit `kind` of `value`, in `lang`: ``used more than 4 GiB
+    of memory``, ``usó más de 4 GiB de memoria``."""
+    lang = lang or language()
+    amount = str(value) if kind == "processes" else size_text(value)
+    if lang == "es":
+        amount = amount.replace(".", ",")  # 1,5 MiB
+    if kind == "memory":
+        return tr("used more than {amount} of memory", lang=lang, amount=amount)
+    if kind == "processes":
+        return tr("ran more than {amount} processes and threads at once", lang=lang, amount=amount)
+    if kind == "disk":
+        return tr("wrote more than {amount} to disk", lang=lang, amount=amount)
+    if kind == "output":
+        return tr("printed more than {amount} of output", lang=lang, amount=amount)
+    raise ValueError(f"unknown limit {kind!r}: one of {', '.join(KINDS)}")
 
 
 def parse_size(text: str) -> int | None:

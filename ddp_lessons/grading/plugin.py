@@ -77,7 +77,7 @@ def pytest_runtest_call(item) -> None:
 
 def pytest_runtest_makereport(item, call) -> None:
     """Append ``{"cell", "error", "hint", "timed_out", "crashed", "limit", "output"}`` for each cell
-    that reached its run (``limit``: the grader's limit it hit, or None)."""
+    that reached its run (``limit``: the grader's limit it hit, or None; then ``value``: that limit's value)."""
     if call.when != "call" or not hasattr(item, "cell_num"):
         return
     record = {"cell": item.cell_num, "error": None, "hint": "", "timed_out": False, "crashed": False,
@@ -99,7 +99,8 @@ def pytest_runtest_makereport(item, call) -> None:
         kind = "output"  # what its processes wrote straight to the terminal
     if kind is not None:
         words = limits["words"][kind]
-        record.update(limit=kind, crashed=True, timed_out=False, error=f"{words} (the grader's limit)",
+        record.update(limit=kind, value=limits.get("values", {}).get(kind), crashed=True, timed_out=False,
+                      error=f"{words} (the grader's limit)",
                       hint=f"{words} (the grader's limit)" + (f"\n{record['hint']}" if record["hint"] else ""))
     append(config, record)
 

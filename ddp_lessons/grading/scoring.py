@@ -28,6 +28,17 @@ class CheckResult:
         return self.problem is None
 
 
+@dataclass(frozen=True)
+class LimitHit:
+    """The grader's limit a notebook went over: its kind (``memory``, ``processes``, ``disk``, ``output``),
+    its value (bytes, or processes and threads) and the cell charged with it (None: no cell was running).
+    Feedback says it in the student's language (`limits.said`)."""
+
+    kind: str
+    value: int | None
+    cell: int | None = None
+
+
 @dataclass
 class Grade:
     """One student's result on one exercise, as a gradebook row (and the detail feedback needs)."""
@@ -43,6 +54,8 @@ class Grade:
     language: str = "en"
     """The submitted notebook's language (its metadata): the language of its hints and feedback."""
     usage: Any = None  # watch.Usage: the most its run used at once (None when nothing ran)
+    limit: LimitHit | None = None
+    """For OVER_LIMIT: which limit, its value and where (the `note` says it in English)."""
 
     def row(self) -> dict[str, str | int]:
         """The CSV row: failed checks joined with ' | '."""
@@ -96,12 +109,15 @@ def why_not_scored(cell: int, results: dict[int, dict], void: str | None, stop: 
 
 
 def score(exercise: str, student: str, checks: list[NotebookNode], placed: dict[str, int],
-          results: dict[int, dict], void: str | None = None, status: str = GRADED) -> Grade:
-    """Total the points of the checks that passed; `void` is a reason that voids the exercise."""
-    grade = Grade(student, exercise, 0, max_points(checks), status=status, note=void or "")
+          results: dict[int, dict], void: str | None = None, status: str = GRADED,
+          limit: LimitHit | None = None) -> Grade:
+    """Total the points of the checks that passed; `void` is a reason that voids the exercise (`limit`:
+    the limit a run went over outside any cell, which `void` says in English)."""
+    grade = Grade(student, exercise, 0, max_points(checks), status=status, note=void or "", limit=limit)
     stop = first_stop(results)
     if void is None and stop is not None and results[stop].get("limit"):
         grade.status = OVER_LIMIT
+        grade.limit = LimitHit(results[stop]["limit"], results[stop].get("value"), stop)
         words = limit_words(results[stop]["error"])
         void, grade.note = f"cell {stop} {words}", f"{words} in cell {stop}"
         if stop not in placed.values():

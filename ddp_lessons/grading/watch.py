@@ -83,12 +83,15 @@ class Job:
                 self.watchdog |= {"memory", "processes"}
 
     def plugin_config(self) -> dict:
-        """What the grader's pytest plugin needs: which cgroup counters are the job's, each limit's words."""
+        """What the grader's pytest plugin needs: which cgroup counters are the job's, each limit's words
+        and value."""
         limits = self.plan.limits
         version = ("v2" if self.plan.cgroup == "systemd" else self.plan.cgroup) \
             if self.group is not None or self.plan.cgroup == "systemd" else None
+        bounded = [kind for kind in KINDS if getattr(limits, kind) is not None]
         return {"cgroup": version, "output": limits.output, "disk": limits.disk is not None,
-                "words": {kind: limits.words(kind) for kind in KINDS if getattr(limits, kind) is not None}}
+                "words": {kind: limits.words(kind) for kind in bounded},
+                "values": {kind: getattr(limits, kind) for kind in bounded}}
 
     def command(self, command: list[str]) -> list[str]:
         """`command` started confined: systemd scope or cgroup.procs, RLIMIT_FSIZE, OOM score."""

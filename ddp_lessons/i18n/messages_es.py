@@ -47,6 +47,12 @@ SPANISH = {
         "**Por encima de un límite**: este notebook {note}, así que este ejercicio puntúa cero. El corrector "
         "limita la memoria, el disco, los procesos y la salida de cada notebook, para que ninguno pueda "
         "ralentizar ni romper a los demás que se corrigen a la vez.",
+    "{what} in cell {cell}": "{what} en la celda {cell}",
+    # ddp_lessons.grading.limits: which limit a notebook went over (the {note} of the message above)
+    "used more than {amount} of memory": "usó más de {amount} de memoria",
+    "ran more than {amount} processes and threads at once": "ejecutó más de {amount} procesos e hilos a la vez",
+    "wrote more than {amount} to disk": "escribió más de {amount} en el disco",
+    "printed more than {amount} of output": "imprimió más de {amount} de salida",
 
     # ddp_lessons.checks.common
     "expected one {name!r} record from each rank 0..{last}, got ranks {ranks}":
@@ -198,4 +204,596 @@ SPANISH = {
         "{gpus} GPU: se esperaba {expected}, pero llegó {got}. {hint}",
     "devices and backends are right for 1-2 nodes of 1-4 ranks with 0-4 GPUs":
         "dispositivos y backends correctos para 1-2 nodos de 1-4 ranks con 0-4 GPU",
+    # ddp_lessons.checks.bug_hunt (exercise 10)
+    "wrap() raised {error_type}: {error}, on a simulated node with {gpus} GPUs (rank {rank}, local rank {local_rank}, "
+    "after setup() made cuda:{local_rank} current). The check runs wrap() without real GPUs: take the GPU from "
+    "`device` or `local_rank`":
+        "wrap() lanzó {error_type}: {error}, en un nodo simulado con {gpus} GPU (rank {rank}, rank local "
+        "{local_rank}, después de que setup() hiciera actual cuda:{local_rank}). La comprobación ejecuta wrap() sin "
+        "GPU reales: tome la GPU de `device` o de `local_rank`",
+    "wrap() never called DDP(...)": "wrap() nunca llamó a DDP(...)",
+    "on node {node} of a {nodes}-node job with {gpus} GPUs per node, rank {rank} (local rank {local_rank}) asked DDP "
+    "for GPU(s) {gpu_ids}: that node's GPUs are cuda:0 to cuda:{last}, and this rank's model sits on "
+    "cuda:{local_rank}":
+        "en el nodo {node} de un trabajo de {nodes} nodos con {gpus} GPU por nodo, el rank {rank} (rank local "
+        "{local_rank}) pidió a DDP la(s) GPU {gpu_ids}: las GPU de ese nodo van de cuda:0 a cuda:{last}, y el "
+        "modelo de este rank está en cuda:{local_rank}",
+    "on CPU, DDP got device_ids={device_ids}: CPU models take none":
+        "en la CPU, DDP recibió device_ids={device_ids}: los modelos en la CPU no llevan ninguno",
+    "{nodes} nodes x {gpus} GPUs": "{nodes} nodos x {gpus} GPU",
+    "on {layouts}, every rank's DDP uses its own node's GPU; on CPU, no device_ids":
+        "en {layouts}, el DDP de cada rank usa la GPU de su propio nodo; en la CPU, sin device_ids",
+    "building rank {rank}'s DataLoader raised ValueError: {error}":
+        "al construir el DataLoader del rank {rank} se lanzó ValueError: {error}",
+    "rank {rank} visited {count} samples, the whole data set: with {world_size} ranks, every epoch trains on each "
+    "sample several times and takes no less time than one process":
+        "el rank {rank} recorrió {count} muestras, todo el conjunto de datos: con {world_size} ranks, cada época "
+        "entrena varias veces con cada muestra y no tarda menos que un solo proceso",
+    "rank {rank} visited its samples in index order {first}...: no shuffle":
+        "el rank {rank} recorrió sus muestras en el orden de los índices {first}...: sin barajar",
+    "ranks 0 and 1 both visited samples {both}...": "los ranks 0 y 1 recorrieron ambos las muestras {both}...",
+    "together the ranks do not cover the data set": "entre todos, los ranks no cubren el conjunto de datos",
+    "{world_size} ranks visit disjoint, shuffled shards of {count} samples covering all {size}":
+        "{world_size} ranks recorren fragmentos disjuntos y barajados de {count} muestras que cubren las {size}",
+    "Trainer.train({epochs}) returned {got} epochs of visits":
+        "Trainer.train({epochs}) devolvió los recorridos de {got} épocas",
+    "rank {rank} visited its shard in the same order in all {epochs} epochs (each began {first}...): the shuffle "
+    "happens once, not every epoch":
+        "el rank {rank} recorrió su fragmento en el mismo orden en las {epochs} épocas (todas empezaron por "
+        "{first}...): el barajado ocurre una sola vez, no en cada época",
+    "each rank visits its shard in a new order in each of {epochs} epochs of Trainer.train":
+        "cada rank recorre su fragmento en un orden nuevo en cada una de las {epochs} épocas de Trainer.train",
+    "(no traceback)": "(sin traceback)",
+    "the job hung: a rank waited for the other in a collective for 10 s and gave up. Where each rank waited: "
+    "{where}":
+        "el trabajo se bloqueó: un rank esperó al otro en una colectiva durante 10 s y se rindió. Dónde esperaba "
+        "cada rank: {where}",
+    "Trainer.train failed: {error}": "Trainer.train falló: {error}",
+    "expected 3 epochs on both ranks, got {rows}": "se esperaban 3 épocas en ambos ranks, pero llegó {rows}",
+    "rank {rank} began epoch {epoch} while rank 0 was still writing the previous epoch's checkpoint (the check "
+    "makes that save slow, as on a network file system): a rank that loads it then, or a job stopped then, finds "
+    "it incomplete. Every rank must wait until rank 0's checkpoint is complete before it goes on":
+        "el rank {rank} empezó la época {epoch} mientras el rank 0 todavía escribía el checkpoint de la época "
+        "anterior (la comprobación hace lento ese guardado, como en un sistema de archivos en red): un rank que lo "
+        "cargue en ese momento, o un trabajo detenido en ese momento, lo encuentra incompleto. Cada rank debe "
+        "esperar a que el checkpoint del rank 0 esté completo antes de seguir",
+    "both ranks trained 3 epochs with a checkpoint after each, neither waiting for the other, and neither going "
+    "on before the checkpoint was complete":
+        "ambos ranks entrenaron 3 épocas con un checkpoint tras cada una, sin que ninguno esperara al otro y sin "
+        "que ninguno siguiera antes de que el checkpoint estuviera completo",
+    "the second training step failed with DDP's 'Expected to have finished reduction in the prior iteration "
+    "before starting a new one': parameters without a gradient: {names}":
+        "el segundo paso de entrenamiento falló con el error de DDP `Expected to have finished reduction in the "
+        "prior iteration before starting a new one`: parámetros sin gradiente: {names}",
+    "training Net failed: {error}": "el entrenamiento de Net falló: {error}",
+    "Net trained 3 steps under DDP: every parameter got a gradient in every step":
+        "Net entrenó 3 pasos con DDP: todos los parámetros recibieron un gradiente en cada paso",
+    # ddp_lessons.checks.metrics (exercise 11)
+    "{script} defines no function named evaluate": "{script} no define ninguna función llamada evaluate",
+    "samples {missed}{more} were never evaluated by any rank, yet the accuracy came out right":
+        "ningún rank evaluó nunca las muestras {missed}{more}, y aun así la exactitud salió correcta",
+    " (the whole data set)": " (todo el conjunto de datos)",
+    "rank {rank} evaluated {evaluated} samples{whole}, more than its share of {size} samples on {world} ranks, "
+    "{share}: the right number at {world} times the work. Give each rank its own shard, range(rank, N, W), and "
+    "combine the counts":
+        "el rank {rank} evaluó {evaluated} muestras{whole}, más que su parte de {size} muestras en {world} ranks, "
+        "{share}: el número correcto a costa de {world} veces el trabajo. Dé a cada rank su propio fragmento, "
+        "range(rank, N, W), y combine los recuentos",
+    "it equals the accuracy over DistributedSampler's padded shards: padding repeats {repeated} sample(s), counted "
+    "twice. Give each rank range(rank, N, W), without padding, or de-duplicate gathered (index, result) pairs":
+        "es igual a la exactitud sobre los fragmentos con relleno de DistributedSampler: el relleno repite "
+        "{repeated} muestra(s), que se cuentan dos veces. Dé a cada rank range(rank, N, W), sin relleno, o elimine "
+        "los duplicados de los pares (index, result) reunidos",
+    "it equals the accuracy with drop_last=True: the last samples were never counted":
+        "es igual a la exactitud con drop_last=True: las últimas muestras nunca se contaron",
+    "it is the mean of the ranks' accuracies, which over-weights small shards: sum the correct and the seen "
+    "counts over the ranks (all_reduce), then divide":
+        "es la media de las exactitudes de los ranks, que da demasiado peso a los fragmentos pequeños: sume los "
+        "recuentos de aciertos (correct) y de muestras vistas (seen) de todos los ranks (all_reduce), y después "
+        "divida",
+    "that is a percentage: return a fraction between 0 and 1":
+        "eso es un porcentaje: devuelva una fracción entre 0 y 1",
+    "count right predictions and samples on each rank, all-reduce both sums, then divide":
+        "cuente las predicciones acertadas y las muestras en cada rank, haga el all-reduce de ambas sumas y "
+        "después divida",
+    "evaluate() still raises NotImplementedError: write it first":
+        "evaluate() todavía lanza NotImplementedError: escríbala primero",
+    "{size} samples on {world} ranks: rank {rank} divided by zero. A rank may have no samples at all (N < W): "
+    "divide the all-reduced sums, not a rank's own counts":
+        "{size} muestras en {world} ranks: el rank {rank} dividió entre cero. Un rank puede no tener ninguna "
+        "muestra (N < W): divida las sumas tras el all-reduce, no los recuentos propios de un rank",
+    "{size} samples on {world} ranks: rank {rank} raised {error_type}: {error}":
+        "{size} muestras en {world} ranks: el rank {rank} lanzó {error_type}: {error}",
+    "{size} samples on {world} ranks: the ranks called collectives a different number of times ({calls}), so "
+    "some waited forever. With uneven shards ranks have different numbers of batches: sum locally, then "
+    "all-reduce once after the loop":
+        "{size} muestras en {world} ranks: los ranks llamaron a las colectivas un número distinto de veces "
+        "({calls}), así que algunos esperaron para siempre. Con fragmentos desiguales, los ranks tienen números "
+        "distintos de lotes: sume localmente y después haga un solo all-reduce tras el bucle",
+    "evaluate() should return the accuracy as a number, got {got!r}":
+        "evaluate() debería devolver la exactitud como un número, pero devolvió {got!r}",
+    "{size} samples on {world} ranks: the ranks returned {results}, a 0 / 0. With fewer samples than ranks a "
+    "rank may have none, and drop_last=True leaves all without any: shard with range(rank, N, W) and divide the "
+    "all-reduced sums":
+        "{size} muestras en {world} ranks: los ranks devolvieron {results}, un 0 / 0. Con menos muestras que "
+        "ranks, un rank puede no tener ninguna, y drop_last=True deja a todos sin ninguna: fragmente con "
+        "range(rank, N, W) y divida las sumas tras el all-reduce",
+    "{size} samples on {world} ranks: the ranks returned different accuracies {results}: every rank must return "
+    "the global accuracy (all-reduce the counts)":
+        "{size} muestras en {world} ranks: los ranks devolvieron exactitudes distintas {results}: cada rank debe "
+        "devolver la exactitud global (haga el all-reduce de los recuentos)",
+    "{size} samples on {world} ranks: expected the single-process accuracy {expected:.6f}, got {got:.6f}: {hint}":
+        "{size} muestras en {world} ranks: se esperaba la exactitud de un solo proceso, {expected:.6f}, pero "
+        "salió {got:.6f}: {hint}",
+    "{size} samples on {world} ranks: {hint}": "{size} muestras en {world} ranks: {hint}",
+    "exact single-process accuracy on every rank for {pairs} (size, world) pairs, sizes {smallest}-{largest}, "
+    "worlds up to {worlds}, each rank evaluating its own share":
+        "la exactitud exacta de un solo proceso en cada rank para {pairs} pares (size, world), tamaños "
+        "{smallest}-{largest}, world sizes de hasta {worlds}, y cada rank evalúa su propia parte",
+    "evaluate() failed on a real {nproc}-rank job: {error}":
+        "evaluate() falló en un trabajo real de {nproc} ranks: {error}",
+    "the real {nproc}-rank job hung: ranks called different collectives (all-reduce once, after the loop, on "
+    "every rank)":
+        "el trabajo real de {nproc} ranks se bloqueó: los ranks llamaron a colectivas distintas (haga un solo "
+        "all-reduce, tras el bucle, en todos los ranks)",
+    "real {nproc}-rank job, {size} samples: rank {rank} returned {got:.6f}, expected {expected:.6f}":
+        "trabajo real de {nproc} ranks, {size} muestras: el rank {rank} devolvió {got:.6f}; se esperaba "
+        "{expected:.6f}",
+    "the same on a real {nproc}-rank gloo job for sizes {sizes}":
+        "lo mismo en un trabajo gloo real de {nproc} ranks para los tamaños {sizes}",
+    "the accumulation steps multiply the global batch too":
+        "los pasos de acumulación también multiplican el lote global",
+    "multiply by the world size: every rank contributes its batch to each step":
+        "multiplique por el world size: cada rank aporta su lote a cada paso",
+    "global batch = batch per rank x accumulation steps x world size":
+        "lote global = lote por rank x pasos de acumulación x world size",
+    "the ratio is upside down: a larger global batch gets a larger learning rate":
+        "el cociente está invertido: un lote global mayor lleva una tasa de aprendizaje mayor",
+    "that is square-root scaling; the linear rule multiplies by new_batch / base_batch":
+        "eso es escalado por raíz cuadrada; la regla lineal multiplica por new_batch / base_batch",
+    "linear scaling: lr = base_lr x new_global_batch / base_batch":
+        "escalado lineal: lr = base_lr x new_global_batch / base_batch",
+    "accumulation steps = global batch / (batch per rank x world size) = {target} / ({batch} x {world}); raise "
+    "ValueError when it does not divide":
+        "pasos de acumulación = lote global / (lote por rank x world size) = {target} / ({batch} x {world}); "
+        "lance ValueError cuando la división no es exacta",
+    "global_batch{args} = {got}, expected {expected}: {hint}":
+        "global_batch{args} = {got}; se esperaba {expected}: {hint}",
+    "scaled_lr{args} = {got}, expected {expected}: {hint}": "scaled_lr{args} = {got}; se esperaba {expected}: {hint}",
+    "accumulation_steps{args} = {got}, expected {expected}: {hint}":
+        "accumulation_steps{args} = {got}; se esperaba {expected}: {hint}",
+    "accumulation_steps(128, 32, 3) returned {got}: 3 ranks x 32 cannot make a global batch of 128 with whole "
+    "micro-batches; raise ValueError":
+        "accumulation_steps(128, 32, 3) devolvió {got}: 3 ranks x 32 no pueden formar un lote global de 128 con "
+        "microlotes enteros; lance ValueError",
+    "global batch, linear learning-rate scaling and accumulation steps are right":
+        "el lote global, el escalado lineal de la tasa de aprendizaje y los pasos de acumulación son correctos",
+    # ddp_lessons.checks.amp (exercise 13)
+    "clip_grad_norm_ measured the gradients while they were still {scale:g}x too large (the loss scale), and cut "
+    "them to almost nothing: call scaler.unscale_(optimizer) first, then clip, then scaler.step(optimizer)":
+        "clip_grad_norm_ midió los gradientes cuando todavía eran {scale:g} veces demasiado grandes (la escala de "
+        "la pérdida), y los recortó casi a nada: llame primero a scaler.unscale_(optimizer), después recorte, y "
+        "después scaler.step(optimizer)",
+    "its gradient norm was {norm:.3g}, above max_norm = {max_norm:g}, and nothing clipped it: call "
+    "torch.nn.utils.clip_grad_norm_(ddp_model.parameters(), max_norm) after scaler.unscale_(optimizer)":
+        "la norma de su gradiente era {norm:.3g}, por encima de max_norm = {max_norm:g}, y nada la recortó: llame "
+        "a torch.nn.utils.clip_grad_norm_(ddp_model.parameters(), max_norm) después de scaler.unscale_(optimizer)",
+    "the gradients of the {micro} micro-batches add up, so the step used {micro}x the average gradient: divide "
+    "each micro-batch's loss by {micro} before backward":
+        "los gradientes de los {micro} microlotes se suman, así que el paso usó {micro} veces el gradiente medio: "
+        "divida la pérdida de cada microlote entre {micro} antes de backward",
+    "the gradients came out {scale:g}x too small: unscale_ and step divide by the scale, so backpropagate the "
+    "scaled loss, scaler.scale(loss).backward()":
+        "los gradientes salieron {scale:g} veces demasiado pequeños: scaler.unscale_ y scaler.step dividen entre la "
+        "escala, así que propague hacia atrás la pérdida escalada, scaler.scale(loss).backward()",
+    "the optimizer stepped on gradients still {scale:g}x too large: unscale them with scaler.unscale_(optimizer) "
+    "before clipping, and step with scaler.step(optimizer)":
+        "el optimizador dio el paso con gradientes todavía {scale:g} veces demasiado grandes: deshaga su escalado "
+        "con scaler.unscale_(optimizer) antes de recortarlos, y dé el paso con scaler.step(optimizer)",
+    "step {i} went wrong: {hint}": "el paso {i} salió mal: {hint}",
+    "the model was never called in train_step": "el modelo nunca se llamó en train_step",
+    "rank {rank}, step {i}: the model's outputs were {got}, not {want}: run every forward inside "
+    "`with torch.autocast(device_type, dtype=dtype):`":
+        "rank {rank}, paso {i}: las salidas del modelo eran {got}, no {want}: ejecute cada propagación hacia "
+        "delante dentro de `with torch.autocast(device_type, dtype=dtype):`",
+    "the loss was {got}: compute it inside the autocast region too, where autocast runs cross_entropy in fp32; "
+    "only the backward goes outside":
+        "la pérdida era {got}: calcúlela también dentro de la región de autocast, donde autocast ejecuta "
+        "cross_entropy en fp32; solo la propagación hacia atrás va fuera",
+    "rank {rank}, step {i}: the model ran {forwards} forward(s) for {micro_batches} micro-batches: one forward and "
+    "one backward per micro-batch":
+        "rank {rank}, paso {i}: el modelo ejecutó {forwards} propagación(es) hacia delante para {micro_batches} "
+        "microlotes: una propagación hacia delante y una hacia atrás por microlote",
+    "rank {rank}, step {i}: DDP all-reduced the gradients after every one of the {micro_batches} micro-batches: "
+    "run the forward and backward of all but the last inside `with ddp_model.no_sync():`, so that only the last "
+    "backward communicates":
+        "rank {rank}, paso {i}: DDP hizo el all-reduce de los gradientes después de cada uno de los "
+        "{micro_batches} microlotes: ejecute la propagación hacia delante y hacia atrás de todos salvo el último "
+        "dentro de `with ddp_model.no_sync():`, para que solo se comunique la última propagación hacia atrás",
+    "rank {rank}, step {i}: DDP ran {got} all-reduce(s) instead of {buckets}: {hint}":
+        "rank {rank}, paso {i}: DDP ejecutó {got} all-reduce en lugar de {buckets}: {hint}",
+    "the last micro-batch's forward and backward must run outside no_sync(), or the ranks never average their "
+    "gradients":
+        "la propagación hacia delante y hacia atrás del último microlote debe ejecutarse fuera de no_sync(), o los "
+        "ranks nunca promedian sus gradientes",
+    "one synchronised backward per step, in the last micro-batch":
+        "una sola propagación hacia atrás sincronizada por paso, en el último microlote",
+    "rank {rank}'s optimizer stepped at step {i} although the gradients held inf: call scaler.step(optimizer), not "
+    "optimizer.step(); the scaler skips such steps":
+        "el optimizador del rank {rank} dio el paso {i} aunque los gradientes contenían inf: llame a "
+        "scaler.step(optimizer), no a optimizer.step(); el scaler omite esos pasos",
+    "after step {i}, rank {rank}'s weights differ from rank 0's: every rank must step on the gradients DDP "
+    "all-reduced in the last backward":
+        "después del paso {i}, los pesos del rank {rank} son distintos de los del rank 0: cada rank debe dar el "
+        "paso con los gradientes a los que DDP aplicó el all-reduce en la última propagación hacia atrás",
+    "step {i}: the optimizer skipped but should have stepped: call scaler.step(optimizer) exactly once per step":
+        "paso {i}: el optimizador omitió el paso, pero debería haberlo dado: llame a scaler.step(optimizer) "
+        "exactamente una vez por paso",
+    "step {i}: the optimizer stepped but should have skipped: call scaler.step(optimizer) exactly once per step":
+        "paso {i}: el optimizador dio el paso, pero debería haberlo omitido: llame a scaler.step(optimizer) "
+        "exactamente una vez por paso",
+    "step {i}: the scale went from {before:g} to {after:g}: call scaler.update() once per step, after "
+    "scaler.step(optimizer)":
+        "paso {i}: la escala pasó de {before:g} a {after:g}: llame a scaler.update() una vez por paso, después de "
+        "scaler.step(optimizer)",
+    "step {i} made the weights nan: step with scaler.step(optimizer), which skips steps whose gradients hold inf "
+    "or nan":
+        "el paso {i} convirtió los pesos en nan: dé el paso con scaler.step(optimizer), que omite los pasos cuyos "
+        "gradientes contienen inf o nan",
+    "step {i} differs although the steps before it were right: zero the gradients after each step "
+    "(optimizer.zero_grad()), or they add up across steps":
+        "el paso {i} difiere aunque los pasos anteriores eran correctos: ponga los gradientes a cero después de "
+        "cada paso (optimizer.zero_grad()), o se suman de un paso a otro",
+    "after step {i} the weights differ from the replayed step (max |difference| {difference:.3g}): accumulate the "
+    "gradients of every micro-batch (a backward for each, no zero_grad in between), then unscale_, clip, step, "
+    "update":
+        "después del paso {i}, los pesos difieren de los del paso reproducido (diferencia máxima en valor absoluto: "
+        "{difference:.3g}): acumule los gradientes de todos los microlotes (una propagación hacia atrás por cada "
+        "uno, sin zero_grad entre ellas), y después unscale_, recorte, step(), update()",
+    "{name}: {micro_batches} micro-batches per step, forward in {dtype}, loss in fp32, one all-reduce per step, "
+    "clipped at step(s) {clipped}; {steps} steps equal to the replay on all {nproc} ranks":
+        "{name}: {micro_batches} microlotes por paso, propagación hacia delante en {dtype}, pérdida en fp32, un "
+        "all-reduce por paso, recorte en el paso o los pasos {clipped}; {steps} pasos iguales a la reproducción "
+        "en los {nproc} ranks",
+    "; step {skipped} skipped on every rank, scale halved":
+        "; paso {skipped} omitido en todos los ranks, escala reducida a la mitad",
+    "backpropagate the scaled loss: scaler.scale(loss).backward()":
+        "propague hacia atrás la pérdida escalada: scaler.scale(loss).backward()",
+    "call scaler.update() after each scaler.step(optimizer)":
+        "llame a scaler.update() después de cada scaler.step(optimizer)",
+    "call scaler.update() after scaler.step(optimizer), not before it":
+        "llame a scaler.update() después de scaler.step(optimizer), no antes",
+    "call scaler.unscale_(optimizer) once per step, after the last backward, and scaler.update() after each "
+    "scaler.step(optimizer)":
+        "llame a scaler.unscale_(optimizer) una vez por paso, después de la última propagación hacia atrás, y a "
+        "scaler.update() después de cada scaler.step(optimizer)",
+    "the scaler's calls are out of order ({fix}); the order is scale(loss).backward() for each micro-batch -> "
+    "unscale_(optimizer) -> clip -> step(optimizer) -> update()":
+        "las llamadas al scaler están desordenadas ({fix}); el orden es scale(loss).backward() para cada "
+        "microlote -> unscale_(optimizer) -> recorte -> step(optimizer) -> update()",
+    "line {line}: backward() runs inside the autocast block: autocast is for the forward and the loss only; call "
+    "scaler.scale(loss).backward() after the `with torch.autocast(...)` block":
+        "línea {line}: backward() se ejecuta dentro del bloque de autocast: autocast es solo para la propagación "
+        "hacia delante y la pérdida; llame a scaler.scale(loss).backward() después del bloque "
+        "`with torch.autocast(...)`",
+    # ddp_lessons.checks.sampler (exercise 5)
+    "shards must be strided: rank r takes positions r, r+W, r+2W, ... of the epoch's order; you returned "
+    "contiguous blocks":
+        "los fragmentos deben ser intercalados: el rank r toma las posiciones r, r+W, r+2W, ... del orden de "
+        "la época; usted devolvió bloques contiguos",
+    "too few indices: when the size does not divide by world_size, the order is padded to "
+    "ceil(size / world_size) * world_size by repeating it from its start (again and again if the data set is "
+    "tiny), so every rank gets {count}":
+        "faltan índices: cuando el tamaño no es divisible entre world_size, el orden se rellena hasta "
+        "ceil(size / world_size) * world_size repitiéndolo desde su principio (una y otra vez si el conjunto "
+        "de datos es diminuto), así que cada rank recibe {count}",
+    "with drop_last=True the order is cut to floor(size / world_size) * world_size indices, with no padding, "
+    "so every rank gets {count}":
+        "con drop_last=True el orden se corta a floor(size / world_size) * world_size índices, sin relleno, "
+        "así que cada rank recibe {count}",
+    "every rank gets {count} indices here": "aquí cada rank recibe {count} índices",
+    "padding must repeat the first indices of the epoch's order, in order (order + order[:padding]): "
+    "expected {padded} at the padded positions":
+        "el relleno debe repetir los primeros índices del orden de la época, en orden "
+        "(order + order[:padding]): se esperaba {padded} en las posiciones de relleno",
+    "the order must change with the epoch: seed the generator with seed + epoch":
+        "el orden debe cambiar con la época: inicialice el generador con seed + epoch",
+    "with shuffle=True, first permute: torch.randperm(size, generator=g) with g = torch.Generator(); "
+    "g.manual_seed(seed + epoch)":
+        "con shuffle=True, primero permute: torch.randperm(size, generator=g) con g = torch.Generator(); "
+        "g.manual_seed(seed + epoch)",
+    "compare with the rule in lesson 5": "compare con la regla de la lección 5",
+    "size={size}, world_size={world}, rank={rank}, epoch={epoch}, seed={seed}, shuffle={shuffle}, "
+    "drop_last={drop_last}: expected {expected}, got {got}. {hint}":
+        "size={size}, world_size={world}, rank={rank}, epoch={epoch}, seed={seed}, shuffle={shuffle}, "
+        "drop_last={drop_last}: se esperaba {expected}, pero llegó {got}. {hint}",
+    "identical to torch's DistributedSampler in all {count} cases tried":
+        "idéntico al DistributedSampler de torch en los {count} casos probados",
+    "size={size}, world_size={world}, drop_last={drop_last}: expected {expected}, got {got}. Count every visit "
+    "of every rank: padded indices are visited more than once, indices cut by drop_last zero times":
+        "size={size}, world_size={world}, drop_last={drop_last}: se esperaba {expected}, pero llegó {got}. "
+        "Cuente cada visita de cada rank: los índices de relleno se visitan más de una vez, y los que corta "
+        "drop_last, ninguna",
+    "visit counts are right, padding and drop_last included":
+        "los recuentos de visitas son correctos, con el relleno y drop_last incluidos",
+    # ddp_lessons.checks.no_sync (exercise 6)
+    "rank {rank} all-reduced {calls} times, once per micro-batch: run the forward AND the backward of the first "
+    "{first} micro-batches of each step inside `with ddp_model.no_sync():` (DDP decides in the forward whether "
+    "the next backward all-reduces, so a backward alone inside no_sync() still all-reduces)":
+        "el rank {rank} hizo {calls} all-reduces, uno por microlote: ejecute la propagación hacia delante Y la "
+        "propagación hacia atrás de los {first} primeros microlotes de cada paso dentro de "
+        "`with ddp_model.no_sync():` (DDP decide en la propagación hacia delante si la siguiente propagación "
+        "hacia atrás hace el all-reduce, así que una propagación hacia atrás sola dentro de no_sync() lo sigue "
+        "haciendo)",
+    "no all-reduce ran: the last micro-batch of each step must run its backward outside no_sync(), so DDP "
+    "all-reduces the accumulated gradients":
+        "no se ejecutó ningún all-reduce: el último microlote de cada paso debe hacer su propagación hacia atrás "
+        "fuera de no_sync(), para que DDP haga el all-reduce de los gradientes acumulados",
+    "rank {rank} all-reduced {calls} times, expected {steps} (one per step)":
+        "el rank {rank} hizo {calls} all-reduces; se esperaban {steps} (uno por paso)",
+    "rank {rank} took {taken} optimizer steps for {micro} micro-batches: step once every {k} micro-batches":
+        "el rank {rank} dio {taken} pasos del optimizador para {micro} microlotes: dé un paso cada {k} "
+        "microlotes",
+    "after step {step}, rank {rank}'s weights differ from rank 0's: the step used gradients that were not "
+    "all-reduced":
+        "tras el paso {step}, los pesos del rank {rank} son distintos de los del rank 0: el paso usó gradientes "
+        "sin all-reduce",
+    "step {step} moved the weights {k}x too far: the gradients of the {k} micro-batches add up, so divide each "
+    "micro-batch's loss by accumulation_steps":
+        "el paso {step} movió los pesos {k} veces más de lo debido: los gradientes de los {k} microlotes se "
+        "suman, así que divida la pérdida de cada microlote entre accumulation_steps",
+    "step {step} differs although step 0 was right: zero the gradients after each optimizer step, or they carry "
+    "over into the next one":
+        "el paso {step} es distinto aunque el paso 0 era correcto: ponga los gradientes a cero tras cada paso "
+        "del optimizador, o se arrastrarán al siguiente",
+    "step {step} differs from one process's SGD step on the step's {samples} samples; max |difference| "
+    "{difference:.3g}":
+        "el paso {step} es distinto del paso de SGD de un solo proceso sobre las {samples} muestras del paso; "
+        "diferencia máxima (en valor absoluto) {difference:.3g}",
+    "{steps} steps, {steps} all-reduces per rank (not {micro}), each step equal to one process's SGD step on "
+    "{batches} micro-batches":
+        "{steps} pasos, {steps} all-reduces por rank (no {micro}), cada paso igual al paso de SGD de un solo "
+        "proceso sobre {batches} microlotes",
+    # ddp_lessons.checks.set_epoch (exercise 7)
+    "all {epochs} epochs visited the data in the same order (rank 0: {order}): call sampler.set_epoch(epoch) at "
+    "the start of each epoch, before iterating the DataLoader":
+        "las {epochs} épocas recorrieron los datos en el mismo orden (rank 0: {order}): llame a "
+        "sampler.set_epoch(epoch) al inicio de cada época, antes de iterar sobre el DataLoader",
+    "epoch {epoch} used epoch {previous}'s order: set_epoch comes too late; call sampler.set_epoch(epoch) before "
+    "the loop over the DataLoader":
+        "la época {epoch} usó el orden de la época {previous}: set_epoch llega demasiado tarde; llame a "
+        "sampler.set_epoch(epoch) antes del bucle sobre el DataLoader",
+    "epoch {epoch}, rank {rank} visited {got}, expected {expected} (set_epoch({epoch}))":
+        "época {epoch}: el rank {rank} visitó {got}; se esperaba {expected} (set_epoch({epoch}))",
+    "{epochs} epochs, each in a new order; in each, the ranks' shards cover all {size} samples":
+        "{epochs} épocas, cada una en un orden nuevo; en cada una, los fragmentos de los ranks cubren las "
+        "{size} muestras",
+    # ddp_lessons.checks.restart (exercise 12)
+    "rank 0 never called torch.save: save_snapshot writes the snapshot on rank 0":
+        "el rank 0 nunca llamó a torch.save: save_snapshot escribe el snapshot en el rank 0",
+    "rank {rank} saved too: only rank 0 writes the snapshot (every rank holds the same weights)":
+        "el rank {rank} también guardó: solo el rank 0 escribe el snapshot (todos los ranks tienen los mismos "
+        "pesos)",
+    "rank 0 called torch.save {calls} times for {snapshots} snapshots: once per snapshot":
+        "el rank 0 llamó a torch.save {calls} veces para {snapshots} snapshots: una vez por snapshot",
+    "rank {rank} called dist.barrier() {calls} times for {snapshots} snapshots: call it in save_snapshot after "
+    "rank 0 has written, so no rank goes on before it is complete":
+        "el rank {rank} llamó a dist.barrier() {calls} veces para {snapshots} snapshots: llámela en save_snapshot "
+        "después de que el rank 0 haya escrito, para que ningún rank siga antes de que el snapshot esté completo",
+    "rank {rank} trained steps {steps} of epoch {epoch} in the uninterrupted run: epoch_batches(loader, epoch, 0) "
+    "must yield (step, batch) for every step, numbered from 0":
+        "en la ejecución sin interrupción, el rank {rank} entrenó los pasos {steps} de la época {epoch}: "
+        "epoch_batches(loader, epoch, 0) debe producir (step, batch) para cada paso, numerados desde 0",
+    "rank {rank} trained epochs {first} and {second} in the same order: call loader.sampler.set_epoch(epoch) in "
+    "epoch_batches, so each epoch has its own shuffle (and a resumed epoch the same one as before)":
+        "el rank {rank} entrenó las épocas {first} y {second} en el mismo orden: llame a "
+        "loader.sampler.set_epoch(epoch) en epoch_batches, para que cada época tenga su propio barajado (y una "
+        "época reanudada, el mismo que antes)",
+    "the restarted job began again at epoch 0, step 0: load_snapshot must load the last complete snapshot and "
+    "return its position (epoch {epoch}, step {step})":
+        "el trabajo reiniciado volvió a empezar en la época 0, paso 0: load_snapshot debe cargar el último "
+        "snapshot completo y devolver su posición (época {epoch}, paso {step})",
+    "the last complete snapshot was taken in epoch {epoch} after {step} steps, but the restarted job began at "
+    "step 0 of epoch {epoch}: save the step in the snapshot and return (epoch, step) from load_snapshot":
+        "el último snapshot completo se tomó en la época {epoch} después de {step} pasos, pero el trabajo "
+        "reiniciado empezó en el paso 0 de la época {epoch}: guarde el paso en el snapshot y devuelva "
+        "(epoch, step) desde load_snapshot",
+    "the last complete snapshot held epoch {epoch} after {step} steps, so the restarted job should begin there, "
+    "but rank {rank} began at epoch {began_epoch}, step {began_step}":
+        "el último snapshot completo contenía la época {epoch} después de {step} pasos, así que el trabajo "
+        "reiniciado debería empezar ahí, pero el rank {rank} empezó en la época {began_epoch}, paso {began_step}",
+    "rank {rank} trained no step after the restart": "el rank {rank} no entrenó ningún paso después del reinicio",
+    "rank {rank} resumed at step {step} of epoch {epoch} but trained the epoch from its first batch: "
+    "epoch_batches(loader, epoch, first_step) must skip the first {step} batches":
+        "el rank {rank} reanudó en el paso {step} de la época {epoch}, pero entrenó la época desde su primer "
+        "lote: epoch_batches(loader, epoch, first_step) debe saltarse los {step} primeros lotes",
+    "rank {rank} skipped the right batches but numbered the first one step 0, not {step}: yield each batch with "
+    "its step number in the epoch (enumerate the whole loader, then skip)":
+        "el rank {rank} se saltó los lotes correctos, pero numeró el primero como paso 0, no {step}: produzca "
+        "cada lote con su número de paso en la época (enumere todo el loader y después salte)",
+    "rank {rank} resumed at epoch {epoch}, step {step}, but its first step after the restart was epoch "
+    "{first_epoch}, step {first_step}: epoch_batches must start at first_step":
+        "el rank {rank} reanudó en la época {epoch}, paso {step}, pero su primer paso tras el reinicio fue la "
+        "época {first_epoch}, paso {first_step}: epoch_batches debe empezar en first_step",
+    "rank {rank} resumed at epoch {epoch}, step {step} with other samples than the uninterrupted run trained "
+    "there: call loader.sampler.set_epoch(epoch) before iterating, so the restarted process draws the epoch's "
+    "own order, then skip the steps already done":
+        "el rank {rank} reanudó en la época {epoch}, paso {step}, con otras muestras que las que entrenó ahí la "
+        "ejecución sin interrupción: llame a loader.sampler.set_epoch(epoch) antes de iterar, para que el "
+        "proceso reiniciado obtenga el orden propio de la época, y después sáltese los pasos ya hechos",
+    "rank {rank} trained other batches after the restart than the uninterrupted run from epoch {epoch}, step "
+    "{step} on: every later step once, in the epoch's order":
+        "tras el reinicio, el rank {rank} entrenó otros lotes que la ejecución sin interrupción desde la época "
+        "{epoch}, paso {step}: cada paso posterior, una vez, en el orden de la época",
+    "the script fails even without a crash; fix this first:\n{error}":
+        "el script falla incluso sin provocar ningún fallo; corrija esto primero:\n{error}",
+    "rank 0 wrote the snapshot path itself ({writes}): that truncates the last complete snapshot first (a copy "
+    "too), so a rank killed in the middle leaves only a broken file, and every restart fails to load it. Write "
+    "to a temporary file (e.g. f'{{path}}.tmp') and rename it with os.replace(tmp, path), so the file at the "
+    "snapshot path is always complete":
+        "el rank 0 escribió en la propia ruta del snapshot ({writes}): eso trunca primero el último snapshot "
+        "completo (una copia también), así que un rank al que se mata a mitad deja solo un archivo roto, y cada "
+        "reinicio falla al cargarlo. Escriba en un archivo temporal (p. ej. f'{{path}}.tmp') y renómbrelo con "
+        "os.replace(tmp, path), para que el archivo de la ruta del snapshot esté siempre completo",
+    "the given loop should snapshot in the middle of epochs; it saved at {saved_at}":
+        "el bucle ya escrito debería guardar snapshots en mitad de las épocas; guardó en {saved_at}",
+    "after rank 0 was killed while writing a snapshot, the restarted job failed:\n{failure}":
+        "después de que se matara al rank 0 mientras escribía un snapshot, el trabajo reiniciado falló:\n{failure}",
+    "call torch.load(..., weights_only=True): it loads tensors only and refuses pickled code":
+        "llame a torch.load(..., weights_only=True): solo carga tensores y rechaza el código serializado con "
+        "pickle",
+    "rank {rank} resumed at the right step with the right batches but ended with other weights than the "
+    "uninterrupted run ({got} != {expected}): save and load the model's weights *and* the optimizer state "
+    "(momentum)":
+        "el rank {rank} reanudó en el paso correcto con los lotes correctos, pero terminó con otros pesos que la "
+        "ejecución sin interrupción ({got} != {expected}): guarde y cargue los pesos del modelo *y* el estado "
+        "del optimizador (el momento)",
+    "rank 0 was killed while writing the snapshot of epoch {killed_epoch}, step {killed_step}; the job restarted "
+    "at epoch {epoch}, step {step} (the last complete snapshot), trained the same batches as the uninterrupted "
+    "run and ended bit-identical to it ({expected})":
+        "se mató al rank 0 mientras escribía el snapshot de la época {killed_epoch}, paso {killed_step}; el "
+        "trabajo se reinició en la época {epoch}, paso {step} (el último snapshot completo), entrenó los mismos "
+        "lotes que la ejecución sin interrupción y terminó idéntico bit a bit a ella ({expected})",
+    # ddp_lessons.checks.accelerate_port (exercise 14)
+    "Accelerate saw {processes} process(es), {distributed_type}: on a machine without (enough) GPUs create "
+    "Accelerator(cpu=True), or it does not join torchrun's process group":
+        "Accelerate vio {processes} proceso(s), {distributed_type}: en una máquina sin GPU (o sin suficientes) "
+        "cree Accelerator(cpu=True); si no, no se une al grupo de procesos de torchrun",
+    "the model is a {model_type}, not DistributedDataParallel: pass it to accelerator.prepare (together with the "
+    "optimizer and the DataLoader) and train the model prepare returns":
+        "el modelo es un {model_type}, no un DistributedDataParallel: páselo a accelerator.prepare (junto con el "
+        "optimizador y el DataLoader) y entrene el modelo que devuelve prepare",
+    "process {rank} trained on {samples} samples in one epoch, the whole dataset: pass the DataLoader to "
+    "accelerator.prepare, so each process gets its share":
+        "el proceso {rank} entrenó con {samples} muestras en una época, todo el conjunto de datos: pase el "
+        "DataLoader a accelerator.prepare, para que cada proceso reciba su parte",
+    "process {rank} trained on {samples} samples in one epoch, the DDP script's ranks on {expected}: same batch "
+    "size per process":
+        "el proceso {rank} entrenó con {samples} muestras en una época, y los ranks del script DDP con "
+        "{expected}: el mismo tamaño de lote por proceso",
+    "process {rank} stepped the optimizer {steps} times in one epoch, after every batch; the DDP script steps "
+    "{expected} times, once every {accumulate} batches: create the Accelerator with "
+    "gradient_accumulation_steps=args.accumulate and train each batch inside `with accelerator.accumulate(model):`":
+        "el proceso {rank} dio {steps} pasos del optimizador en una época, uno tras cada lote; el script DDP da "
+        "{expected}, uno cada {accumulate} lotes: cree el Accelerator con "
+        "gradient_accumulation_steps=args.accumulate y entrene cada lote dentro de "
+        "`with accelerator.accumulate(model):`",
+    "process {rank} stepped the optimizer {steps} times in one epoch, the DDP script {expected}: one step every "
+    "{accumulate} batches":
+        "el proceso {rank} dio {steps} pasos del optimizador en una época, y el script DDP {expected}: un paso "
+        "cada {accumulate} lotes",
+    "run again with the same --snapshot folder, the port started at epoch 0 again: register the epoch with "
+    "accelerator.register_for_checkpointing(progress) and call resume(accelerator, args.snapshot) after "
+    "accelerator.prepare, before the training loop":
+        "ejecutada otra vez con la misma carpeta de --snapshot, la versión portada volvió a empezar en la época 0: "
+        "registre la época con accelerator.register_for_checkpointing(progress) y llame a "
+        "resume(accelerator, args.snapshot) después de accelerator.prepare, antes del bucle de entrenamiento",
+    "after one epoch, the resumed port started at epoch {epoch}":
+        "tras una época, la versión portada reanudada empezó en la época {epoch}",
+    "process {rank} evaluated {samples} samples, the dataset has {expected}: the last round of an uneven loader "
+    "is padded with repeated samples; gather with accelerator.gather_for_metrics, which drops them "
+    "(accelerator.gather keeps them)":
+        "el proceso {rank} evaluó {samples} muestras, y el conjunto de datos tiene {expected}: la última ronda de "
+        "un loader desigual se rellena con muestras repetidas; recoja con accelerator.gather_for_metrics, que "
+        "las descarta (accelerator.gather las conserva)",
+    "process {rank} evaluated {samples} samples, the dataset has {expected}: let each process score its share "
+    "of a prepared DataLoader, and gather the results of all processes with accelerator.gather_for_metrics":
+        "el proceso {rank} evaluó {samples} muestras, y el conjunto de datos tiene {expected}: deje que cada "
+        "proceso evalúe su parte de un DataLoader preparado, y recoja los resultados de todos los procesos con "
+        "accelerator.gather_for_metrics",
+    "process {rank} ended with other weights than process 0: train the model that accelerator.prepare returned, "
+    "and step with accelerator.backward(loss) and optimizer.step()":
+        "el proceso {rank} terminó con otros pesos que el proceso 0: entrene el modelo que devolvió "
+        "accelerator.prepare, y dé los pasos con accelerator.backward(loss) y optimizer.step()",
+    "the final weights differ from DDP's (max |difference| {gap:.3g}) and the loader shuffles with a {sampler}: "
+    "create the Accelerator with dataloader_config=DataLoaderConfiguration(use_seedable_sampler=True), so the "
+    "shuffle is seeded like DistributedSampler(seed=...)":
+        "los pesos finales difieren de los de DDP (diferencia máxima en valor absoluto: {gap:.3g}) y el loader "
+        "baraja con un {sampler}: cree el Accelerator con "
+        "dataloader_config=DataLoaderConfiguration(use_seedable_sampler=True), para que el barajado se "
+        "inicialice con la semilla como en DistributedSampler(seed=...)",
+    "the final weights differ from DDP's by up to {gap:.3g} (allowed: {tolerance:g}): call "
+    "accelerator.backward(loss) inside accelerator.accumulate (it divides the loss by the accumulation steps, as "
+    "the DDP script does), and keep the seed, learning rate, momentum and batch size":
+        "los pesos finales difieren de los de DDP hasta en {gap:.3g} (se permite {tolerance:g}): llame a "
+        "accelerator.backward(loss) dentro de accelerator.accumulate (divide la pérdida entre los pasos de "
+        "acumulación, como hace el script DDP), y mantenga la semilla, la tasa de aprendizaje, el momento y el "
+        "tamaño de lote",
+    "the port's evaluation gave MSE {mse:.6g}, the DDP script's {expected:.6g}: the mean of the squared errors of "
+    "every sample, each counted once":
+        "la evaluación de la versión portada dio un MSE de {mse:.6g}, y la del script DDP {expected:.6g}: la "
+        "media de los errores al cuadrado de todas las muestras, cada una contada una vez",
+    "{nproc} processes, DistributedDataParallel, {steps} optimizer steps and {samples} samples per epoch and "
+    "process; resumed at epoch 1; evaluated {eval_samples} samples (MSE {mse:.4g}); final weights within "
+    "{tolerance:g} of the DDP script's (max |difference| {gap:.2g})":
+        "{nproc} procesos, DistributedDataParallel, {steps} pasos del optimizador y {samples} muestras por época "
+        "y proceso; reanudado en la época 1; {eval_samples} muestras evaluadas (MSE {mse:.4g}); pesos finales a "
+        "menos de {tolerance:g} de los del script DDP (diferencia máxima en valor absoluto: {gap:.2g})",
+    "the port fails in its first epoch; fix this first:\n{error}":
+        "la versión portada falla en su primera época; corrija esto primero:\n{error}",
+    "run again with the same --snapshot folder, the port wrote checkpoint_0 again, which exists: call "
+    "resume(accelerator, args.snapshot) after accelerator.prepare, before the training loop (it loads the newest "
+    "complete snapshot and numbers the next one after it), and register the epoch with "
+    "accelerator.register_for_checkpointing(progress) before it":
+        "ejecutada otra vez con la misma carpeta de --snapshot, la versión portada volvió a escribir "
+        "checkpoint_0, que ya existe: llame a resume(accelerator, args.snapshot) después de accelerator.prepare, "
+        "antes del bucle de entrenamiento (carga el snapshot completo más reciente y numera el siguiente a "
+        "continuación), y registre antes la época con accelerator.register_for_checkpointing(progress)",
+    "run again from its snapshot, the port fails:\n{error}":
+        "ejecutada otra vez desde su snapshot, la versión portada falla:\n{error}",
+    # ddp_lessons.checks.checkpoint (exercise 8)
+    "rank {rank} called torch.load before rank 0's torch.save had finished: call dist.barrier() after rank 0 "
+    "saves and before any rank loads, or a rank reads a missing or half-written file":
+        "el rank {rank} llamó a torch.load antes de que terminara el torch.save del rank 0: llame a "
+        "dist.barrier() después de que guarde el rank 0 y antes de que cargue ningún rank; si no, un rank lee "
+        "un archivo que falta o que está a medio escribir",
+    "rank {rank} saved too: only rank 0 writes the checkpoint (every rank holds the same weights, and several "
+    "processes writing one file at once can corrupt it)":
+        "el rank {rank} también guardó: solo el rank 0 escribe el checkpoint (todos los ranks tienen los mismos "
+        "pesos, y varios procesos que escriben un mismo archivo a la vez pueden corromperlo)",
+    "the checkpoint's keys start with 'module.': save ddp_model.module.state_dict(), the weights of the model "
+    "inside the DDP wrapper, so a plain model can load them":
+        "las claves del checkpoint empiezan por 'module.': guarde ddp_model.module.state_dict(), los pesos del "
+        "modelo que hay dentro del envoltorio de DDP, para que un modelo normal pueda cargarlos",
+    "rank 0 never called torch.save": "el rank 0 nunca llamó a torch.save",
+    "rank {rank} never loaded the checkpoint: every rank loads it":
+        "el rank {rank} nunca cargó el checkpoint: todos los ranks lo cargan",
+    "call torch.load(..., weights_only=True): it loads tensors only and refuses pickled code":
+        "llame a torch.load(..., weights_only=True): solo carga tensores y rechaza el código serializado con "
+        "pickle",
+    "pass map_location=device to torch.load, so each rank loads onto its own device (the tensors were saved "
+    "from rank 0's device)":
+        "pase map_location=device a torch.load, para que cada rank cargue en su propio dispositivo (los tensores "
+        "se guardaron desde el dispositivo del rank 0)",
+    "rank {rank}'s resumed model is not the trained one: load the state dict you read into the model "
+    "(model.load_state_dict(state))":
+        "el modelo reanudado del rank {rank} no es el entrenado: cargue en el modelo el state dict que ha leído "
+        "(model.load_state_dict(state))",
+    "rank 0 saved once; all {nproc} ranks loaded the complete file (weights_only=True) and resumed with the "
+    "trained weights (checksum {checksum})":
+        "el rank 0 guardó una vez; los {nproc} ranks cargaron el archivo completo (weights_only=True) y "
+        "reanudaron con los pesos entrenados (suma de comprobación {checksum})",
+    # ddp_lessons.checks.scaling (exercise 9)
+    "speedup and efficiency are swapped: return (speedup, efficiency)":
+        "la aceleración y la eficiencia están intercambiadas: devuelva (speedup, efficiency)",
+    "speedup is inverted: it is above 1 when W ranks are faster than one":
+        "la aceleración está invertida: es mayor que 1 cuando W ranks son más rápidos que uno",
+    "in weak scaling W ranks process W times the samples of one rank per step: speedup is the throughput ratio "
+    "W * T(1) / T(W), not T(1) / T(W)":
+        "en el escalado débil, W ranks procesan por paso W veces las muestras de un rank: la aceleración es el "
+        "cociente de rendimientos W * T(1) / T(W), no T(1) / T(W)",
+    "efficiency is speedup / W (1.0 = perfect scaling), not speedup * W":
+        "la eficiencia es speedup / W (1.0 = escalado perfecto), no speedup * W",
+    "speedup = throughput(W) / throughput(1); efficiency = speedup / W":
+        "aceleración = throughput(W) / throughput(1); eficiencia = speedup / W",
+    "return one (speedup, efficiency) per world size {expected}, got keys {got}":
+        "devuelva un (speedup, efficiency) por cada world size {expected}; las claves recibidas son {got}",
+    "seconds {seconds}, world size {world}: expected (speedup, efficiency) ({speedup:.4g}, {efficiency:.4g}), "
+    "got {got}. {hint}":
+        "seconds {seconds}, world size {world}: se esperaba (speedup, efficiency) = ({speedup:.4g}, "
+        "{efficiency:.4g}), pero llegó {got}. {hint}",
+    "strong-scaling speedup and efficiency are right, slowdowns included":
+        "la aceleración y la eficiencia del escalado fuerte son correctas, ralentizaciones incluidas",
+    "weak-scaling speedup and efficiency are right":
+        "la aceleración y la eficiencia del escalado débil son correctas",
 }

@@ -63,7 +63,8 @@ def plot_compute_communication(result: Doc, experiment: str = "cnn/weak",
     syncing adds on top is DDP overhead alone at 1 rank (purple: the reducer copies gradients into
     its bucket, nothing goes anywhere) and exposed communication plus that overhead at 2+ ranks
     (orange). The thin grey bar beside it is the time an all-reduce was in flight, timed by a comm
-    hook (CPU only): when it is taller than the orange part, backward computation hid the rest.
+    hook (CPU only), the longest of the ranks: it includes a fast rank's wait for the slower one, so
+    it can be taller than the orange part even with a single bucket, where nothing overlaps backward.
     Tick labels give the threads each rank ran with: on a shared CPU, more ranks means fewer
     threads per rank, so the compute part grows with the world size.
     """

@@ -3,7 +3,9 @@
 ``python -m torch.distributed.run ... bug_hunt_probe.py SCRIPT --part train|model``:
 
 * ``train``: the script's ``Trainer.train`` for 3 epochs, with a plain model and data loader of
-  this probe's own (so only the loop's own collectives are tested);
+  this probe's own (so only the loop's own collectives are tested); rank 0's first checkpoint is
+  made slow (`SLOW_SAVE`), and each rank records the epochs it began before rank 0's checkpoint of
+  the previous epoch was complete;
 * ``model``: 3 training steps of the script's ``Net``, wrapped by the script's ``wrap``.
 
 The process group's timeout is cut to `GROUP_TIMEOUT` so that a hang ends as an error on every
@@ -12,7 +14,9 @@ rank, with a traceback saying where each rank waited. Used by `ddp_lessons.check
 import argparse
 import gc
 import importlib.util
+import time
 from datetime import timedelta
+from unittest import mock
 
 import torch
 import torch.distributed as dist
@@ -24,6 +28,8 @@ from torch.utils.data.distributed import DistributedSampler
 from ddp_lessons import records
 
 GROUP_TIMEOUT = timedelta(seconds=10)
+SLOW_SAVE = 1.5
+"""Seconds rank 0's first checkpoint takes in the probe, as a save to a network file system might."""
 _init_process_group = dist.init_process_group
 
 
@@ -49,9 +55,28 @@ def probe_train(script, rank, device):
     loader = DataLoader(dataset, batch_size=8, sampler=DistributedSampler(dataset, seed=0))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
     trainer = script.Trainer(model, loader, optimizer, device, records.run_dir() / "checkpoint.pt", rank)
-    epochs = len(trainer.train(3))
+    saved = records.run_dir() / "checkpoints-complete"  # a line per checkpoint, written once it is complete
+    real_save = torch.save
+
+    def slow_save(*args, **kwargs):
+        if not saved.exists():
+            time.sleep(SLOW_SAVE)
+        real_save(*args, **kwargs)
+        with open(saved, "a") as marks:
+            marks.write("complete\n")
+
+    early, run_epoch = [], trainer._run_epoch
+
+    def watched_run_epoch(epoch):
+        if epoch > 0 and (saved.read_text().count("\n") if saved.exists() else 0) < epoch:
+            early.append(epoch)  # the previous epoch's checkpoint is not complete yet
+        return run_epoch(epoch)
+
+    trainer._run_epoch = watched_run_epoch
+    with mock.patch.object(torch, "save", slow_save):
+        epochs = len(trainer.train(3))
     print(f"rank {rank} finished {epochs} epochs")
-    records.write("probe-train", {"epochs": epochs})
+    records.write("probe-train", {"epochs": epochs, "started_before_checkpoint": early})
     return model
 
 

@@ -11,7 +11,9 @@ question from ``ddp_lessons/data/quizzes.es.json``, and the notebook's metadata 
 
 ``--check`` writes nothing and lists, per notebook, what is out of date: a generated notebook that
 differs from what the generator writes, untranslated (todo) and stale cells, English cells the
-catalog lacks, quiz questions untranslated or stale, and the notebooks not translated yet.
+catalog lacks, quiz questions untranslated or stale, and the notebooks not translated yet; and a
+translated doc (``docs/es/INSTRUCTORS.md``) whose English changed since: its first line,
+``<!-- translates docs/INSTRUCTORS.md en HASH -->``, holds the hash of the English it translates.
 ``--update [ENGLISH_NOTEBOOK ...]`` writes the catalog skeleton of a new notebook (English text in
 place, flagged todo, with its hashes) or brings existing catalogs up to today's English (new cells
 todo, changed cells flagged stale), with the lesson's quiz entries likewise.
@@ -45,6 +47,10 @@ without its Spanish fails `--check` and tests/test_translations.py."""
 SOURCES = ("notebooks", "exercises")
 """The folders whose notebooks are translated; each gets a language folder: notebooks/es/, exercises/es/."""
 LANG = "es"
+DOCS = ("docs/INSTRUCTORS.md", "docs/LIVE.md")
+"""The English docs the edition translates, each into ``docs/<lang>/`` under the same name. The
+translation is written by hand (a doc is not generated); its first line names the English and its hash."""
+DOC_MARKER = re.compile(r"^<!-- translates (?P<source>\S+) en (?P<hash>[0-9a-f]{12}) -->$")
 QUIZ_CELL = re.compile(r'^quiz\.ask\("(?P<lesson>\d\d)", (?P<n>\d+)\)$')
 LINK = re.compile(r'(?P<open>\]\(|<img src="|<a href=")(?P<target>[^)"\s#]*)(?P<rest>[^)"\s]*)')
 WIDGET_VIEW, WIDGET_STATE = "application/vnd.jupyter.widget-view+json", "application/vnd.jupyter.widget-state+json"
@@ -240,6 +246,39 @@ def quiz_problems(root: Path, lesson: str, lang: str = LANG) -> list[str]:
     return grouped(f"ddp_lessons/data/quizzes.{lang}.json, lesson {lesson}", found)
 
 
+def doc_marker(root: Path, english: str) -> str:
+    """The first line of the translation of `english` (a path such as docs/LIVE.md) as it reads today."""
+    text = (root / english).read_text(encoding="utf-8")
+    return f"<!-- translates {english} en {catalogs.english_hash(text)} -->"
+
+
+def doc_problems(root: Path, lang: str = LANG, docs: tuple[str, ...] = DOCS) -> list[str]:
+    """Translated docs missing, without their first-line marker, or older than the English they translate."""
+    problems = []
+    for english in docs:
+        spanish = Path(english).parent / lang / Path(english).name
+        if not (root / english).exists():
+            if (root / spanish).exists():
+                problems.append(f"{spanish.as_posix()}: {english}, the English it translates, is gone")
+            continue
+        if not (root / spanish).exists():
+            problems.append(f"{spanish.as_posix()}: missing (translate {english})")
+            continue
+        first = (root / spanish).read_text(encoding="utf-8").split("\n", 1)[0]
+        found = DOC_MARKER.match(first)
+        if found is None or found["source"] != english:
+            problems.append(f"{spanish.as_posix()}: its first line must be `{doc_marker(root, english)}`")
+        elif first != doc_marker(root, english):
+            problems.append(f"{english} changed since {spanish.as_posix()} was translated: bring the Spanish up to "
+                            f"date (`git log -p {english}` shows the changes), then make its first line "
+                            f"`{doc_marker(root, english)}`")
+    translated_docs = {(Path(english).parent / lang / Path(english).name).as_posix() for english in docs}
+    problems += [f"{path.relative_to(root).as_posix()}: not a translation of one of {', '.join(docs)}"
+                 for path in sorted((root / "docs" / lang).glob("*.md"))
+                 if path.relative_to(root).as_posix() not in translated_docs]
+    return problems
+
+
 def check(root: Path, lang: str = LANG) -> Report:
     """Everything out of date in the `lang` edition (nothing is written)."""
     report = Report()
@@ -260,6 +299,7 @@ def check(root: Path, lang: str = LANG) -> Report:
     report.problems += [f"{path.relative_to(root).as_posix()}: generated, but has no catalog"
                         for folder in SOURCES for path in sorted((root / folder / lang).glob(NOTEBOOK_PATTERN))
                         if not Edition(root, path.parent.parent / path.name, lang).catalog.exists()]
+    report.problems += doc_problems(root, lang)
     if REQUIRE_EVERY_NOTEBOOK:
         report.problems += [f"{name}: not translated (no catalog; run --update {name})"
                             for name in report.untranslated]
