@@ -6,7 +6,8 @@
 It watches torch's c10d operators through a ``TorchDispatchMode``, so it sees what DDP's comm hooks,
 ``ZeroRedundancyOptimizer`` and FSDP2 actually call, whatever the backend. ``bytes`` is the payload:
 the gathered result of an all-gather, the input of a reduce-scatter, the tensor of an all-reduce or
-a broadcast. What a ring then sends per rank is (n-1)/n of that for an all-gather or a
+a broadcast, the tensor sent or received point to point (``send``, ``recv``: what exercise 16's
+check counts). What a ring then sends per rank is (n-1)/n of that for an all-gather or a
 reduce-scatter and 2(n-1)/n for an all-reduce (lesson 1).
 """
 
@@ -24,6 +25,13 @@ PAYLOAD = {  # c10d operator -> (name in the summary, index of the argument that
     "reduce_scatter_": ("reduce_scatter", 1),
     "allreduce_": ("all_reduce", 0),
     "broadcast_": ("broadcast", 0),
+    "reduce_": ("reduce", 0),
+    "gather_": ("gather", 1),
+    "scatter_": ("scatter", 0),
+    "alltoall_base_": ("all_to_all", 1),
+    "alltoall_": ("all_to_all", 1),
+    "send": ("send", 0),  # point to point (exercise 16's ring): send, isend, batch_isend_irecv
+    "recv_": ("recv", 0),
 }
 
 

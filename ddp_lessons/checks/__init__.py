@@ -5,11 +5,12 @@ message that says what is wrong and how to fix it. Pure-function exercises hand 
 student's function (``checks.sampler_shards(shard_indices)``); script exercises hand over what
 the ranks recorded (``checks.ddp_gradients(records.load(run.run_dir, "gradients"))``).
 `checkpointing` launches its script itself, under the observer ``scripts/observe_checkpoint_io.py``;
-`restartable` under ``scripts/crash_during_snapshot.py``.
+`restartable` under ``scripts/crash_during_snapshot.py``; `ring_allreduce` runs the student's function
+under ``scripts/check_ring.py``.
 
 Topic modules, by exercise: `gradients` (1 and 4), `process_group` (2), `devices` (3), `sampler` (5),
 `no_sync` (6), `set_epoch` (7), `checkpoint` (8), `scaling` (9), `bug_hunt` (10), `metrics` (11),
-`restart` (12), `amp` (13), `accelerate_port` (14), `memory` (15); `common` holds what they share.
+`restart` (12), `amp` (13), `accelerate_port` (14), `memory` (15), `ring` (16); `common` holds what they share.
 
 Hints are `ddp_lessons.i18n.tr` templates, shown in the exercise's language (Spanish in exercises/es/);
 tests/test_translations.py makes the checks of every translated exercise use them.
@@ -28,6 +29,7 @@ from ddp_lessons.checks.no_sync import gradient_accumulation
 from ddp_lessons.checks.process_group import (launched_records, mean_across_ranks, process_group_setup,
                                               setup_on_simulated_gpus)
 from ddp_lessons.checks.restart import restartable
+from ddp_lessons.checks.ring import alpha_beta, predicted_time, ring_allreduce
 from ddp_lessons.checks.sampler import coverage_counts, sampler_shards
 from ddp_lessons.checks.scaling import strong_scaling, weak_scaling
 from ddp_lessons.checks.set_epoch import set_epoch_used
@@ -49,4 +51,5 @@ __all__ = [
     "amp_run", "amp_training",  # 13
     "accelerate_port", "accelerate_port_run",  # 14
     "bytes_formula", "bytes_measured",  # 15
+    "ring_allreduce", "alpha_beta", "predicted_time",  # 16
 ]

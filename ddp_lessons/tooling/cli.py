@@ -1,4 +1,4 @@
-"""`python -m ddp_lessons COMMAND`: doctor, course, bench, bench-live, make-exercises, make-translations, grade.
+"""`python -m ddp_lessons COMMAND`: doctor, course, bench, bench-live, bench-comm, make-exercises, make-translations, grade.
 
 Each command lives in its topic module, which provides ``add_arguments(parser)`` and
 ``run(args) -> exit code``; modules are imported only when their command runs.
@@ -15,6 +15,7 @@ COMMANDS = {
     "course": ("ddp_lessons.tooling.course", "execute every lesson headless and print a table of timings"),
     "bench": ("ddp_lessons.bench", "measure DDP speedup and efficiency over world sizes"),
     "bench-live": ("ddp_lessons.tooling.bench_live", "time live %%ranks cells against fresh torchrun launches"),
+    "bench-comm": ("ddp_lessons.tooling.comm_bench", "fit all-reduce cost on this machine; predict DDP's communication"),
     "make-exercises": ("ddp_lessons.tooling.exercises", "generate exercises/ from solutions/"),
     "make-translations": ("ddp_lessons.tooling.translations",
                           "generate notebooks/es/ and exercises/es/ from the English and i18n/es/ catalogs"),

@@ -1,0 +1,246 @@
+"""Checks of exercise 16: a ring all-reduce from point-to-point calls, and the α–β cost model.
+
+`ring_allreduce` launches ``scripts/check_ring.py``, which runs the student's function on 2, 3 and
+4 ranks and records, per tensor, whether the result equals `dist.all_reduce`'s and the bytes each
+rank sent; `ring_hint` turns what went wrong into a hint naming the symptom. `alpha_beta` and
+`predicted_time` check pure functions against `ddp_lessons.comm_model`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import re
+import statistics
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ddp_lessons import comm_model, launch, records
+from ddp_lessons.checks.common import passed
+
+CHECKER = str(resources.files("ddp_lessons") / "scripts" / "check_ring.py")
+"""The packaged script that runs a student's ring_allreduce on several world sizes."""
+WORLDS = (2, 3, 4)
+
+
+def ring_allreduce(script: str | os.PathLike, worlds: Sequence[int] = WORLDS, timeout: float = 150) -> None:
+    """`ring_allreduce(tensor)` in `script` sums in place like `dist.all_reduce`, on every world
+    size, for sizes divisible by it or not, with each rank sending 2(n-1)/n of the tensor."""
+    try:
+        run = launch.run_torchrun(CHECKER, max(worlds), args=[str(script), "--worlds", *map(str, worlds)],
+                                  timeout=timeout, env={"CUDA_VISIBLE_DEVICES": ""}, backend="gloo",
+                                  run_dir=records.new_run_dir(Path(script).stem), echo=False)
+    except launch.RunTimeoutError as error:
+        where = "; ".join(f"rank {r}: {w}" for r, w in sorted(error.result.where.items()))
+        raise AssertionError(f"ring_allreduce did not return within {timeout:g} s ({where}): look for a "
+                             "loop that never ends or a receive nobody sends to") from None
+    except launch.RankFailedError as error:
+        raise AssertionError(f"the check's ranks failed: {error}") from None
+    rows = records.load(run.run_dir, "ring")
+    hint = ring_hint(rows, worlds)
+    assert hint is None, hint
+    sizes = {c["numel"] for row in rows for w in row["worlds"] for c in w["cases"]}
+    three = next(w for w in rows[0]["worlds"] if w["world"] == sorted(worlds)[len(worlds) // 2])
+    example = three["cases"][-1]
+    passed(f"on {', '.join(map(str, worlds))} ranks and {len(sizes)} tensor sizes (some not divisible by "
+           f"the world size) ring_allreduce equals dist.all_reduce, and each rank sends 2(n-1)/n of the "
+           f"tensor (on {three['world']} ranks, rank 0 sent {example['sent']:,} of {example['bytes']:,} bytes)")
+
+
+def ring_hint(rows: Sequence[dict[str, Any]], worlds: Sequence[int] = WORLDS) -> str | None:
+    """What is wrong, as a hint, from every rank's ``ring`` record; None when all is right."""
+    failed_import = next((row["import_error"] for row in rows if row.get("import_error")), None)
+    if failed_import:
+        return (f"the script could not be imported ({failed_import}): it must define "
+                "ring_allreduce(tensor), with its imports, and run nothing when imported")
+    by_world = {n: [(row["rank"], w["cases"]) for row in rows for w in row["worlds"] if w["world"] == n]
+                for n in worlds}
+    for n in sorted(by_world):
+        if not by_world[n]:
+            return f"no rank reported on {n} ranks: did the check's launch fail?"
+        hint = _errors_hint(by_world[n], n) or _result_hint(by_world[n], n) or _bytes_hint(by_world[n], n)
+        if hint:
+            return hint
+    return None
+
+
+def _errors(ranks: list) -> list[tuple[int, dict]]:
+    return [(rank, case) for rank, cases in ranks for case in cases if case["error"]]
+
+
+def _errors_hint(ranks: list, n: int) -> str | None:
+    errors = _errors(ranks)
+    if not errors:
+        return None
+    own = [(rank, case) for rank, case in errors if not _peer_failure(case["error"])]
+    if not own:  # every rank waited for a peer until the group's timeout
+        return (f"on {n} ranks ring_allreduce never finished: every rank waited for a peer (gloo's "
+                f"timeout: {errors[0][1]['error'][:120]}). A blocking dist.send waits until the "
+                "receiver is receiving, so when every rank sends first they wait for each other forever. "
+                "Post the send and the receive together: dist.isend + dist.irecv (or "
+                "dist.batch_isend_irecv with P2POp), then wait() for both")
+    rank, case = own[0]
+    message = case["error"]
+    if message.startswith("NotImplementedError"):
+        return "ring_allreduce raised NotImplementedError: write it where the cell says # YOUR CODE HERE"
+    advice = ""
+    if message.startswith("IndexError"):
+        advice = (": torch.chunk(tensor, n) can return fewer than n chunks (e.g. 9 elements on 4 ranks "
+                  "give 3 chunks of 3); torch.tensor_split(tensor, n) always returns n")
+    elif "view" in message or "shape" in message:
+        advice = (": the size need not divide by the world size; split with torch.tensor_split(tensor, n), "
+                  "whose chunks differ by at most one element")
+    return (f"on {n} ranks, rank {rank} raised {message} for a tensor of {case['numel']} elements"
+            f"{_where(case.get('traceback', ''))}{advice}")
+
+
+def _where(trace: str) -> str:
+    """' at 16_ring.py:12: source line' for the innermost frame of the student's file, or ''."""
+    frames = re.findall(r'File "([^"]+)", line (\d+), in \S+\n\s+(.+)', trace)
+    library = ("/ddp_lessons/", "site-packages", "/torch/")
+    mine = [(Path(path).name, line, source) for path, line, source in frames
+            if not any(part in path for part in library)]
+    return f" at {mine[-1][0]}:{mine[-1][1]}: {mine[-1][2].strip()}" if mine else ""
+
+
+def _peer_failure(message: str) -> bool:
+    """Whether an error only says that a peer failed or never answered."""
+    return any(text in message for text in ("Timed out", "timed out", "Connection closed by peer",
+                                            "Connection reset", "Read error"))
+
+
+def _result_hint(ranks: list, n: int) -> str | None:
+    used = sorted({name for _, cases in ranks for case in cases for name in case["collectives"]})
+    if used:
+        return (f"ring_allreduce called dist.{used[0]}: build the ring from point-to-point calls only "
+                "(dist.isend/dist.irecv, dist.send/dist.recv or dist.batch_isend_irecv)")
+    wrong = [(rank, case) for rank, cases in ranks for case in cases if not case["equal"]]
+    if not wrong:
+        return None
+    rank, case = wrong[0]
+    if case["unchanged"]:
+        return (f"on {n} ranks rank {rank}'s tensor came back unchanged: ring_allreduce works in place, "
+                "like dist.all_reduce: add the received chunks into the tensor's own chunks "
+                "(tensor.tensor_split(n) returns views) and receive the finished chunks into them")
+    if case["averaged"]:
+        return f"on {n} ranks the result is the mean: all_reduce sums (leave out the division by {n})"
+    uneven = [c for _, c in wrong if c["numel"] % n]
+    note = (" Only sizes that do not divide by the world size are wrong: split with "
+            "torch.tensor_split(tensor, n) and use each chunk's own size." if len(uneven) == len(wrong) else "")
+    return (f"on {n} ranks rank {rank}'s result differs from dist.all_reduce in {case['wrong_elements']} of "
+            f"{case['numel']} elements.{note} Check the chunk indices: in reduce-scatter step s rank r sends "
+            "chunk (r - s) mod n to rank r + 1 and adds what arrives into chunk (r - s - 1) mod n; in "
+            "all-gather step s it sends chunk (r + 1 - s) mod n and overwrites chunk (r - s) mod n")
+
+
+def _bytes_hint(ranks: list, n: int) -> str | None:
+    by_rank = {rank: cases for rank, cases in ranks}
+    case = max(by_rank[0], key=lambda c: c["numel"])  # the largest tensor shows the pattern best
+    index = by_rank[0].index(case)
+    sent = {rank: cases[index]["sent"] for rank, cases in by_rank.items()}
+    size, numel = case["bytes"], case["numel"]
+    ring = comm_model.moved_bytes(size, n)
+    most = 4 * 2 * (n - 1) * math.ceil(numel / n)  # any split into n chunks, each rank sending 2(n-1)
+    if all(bytes_sent == 0 for bytes_sent in sent.values()):
+        return ("no rank sent anything point to point, yet the sums are right: the check counts what "
+                "dist.send, dist.isend and dist.batch_isend_irecv send; build the ring from them")
+    if sum(sent.values()) == 2 * (n - 1) * size and max(sent.values()) <= most:
+        return None
+    heaviest = max(sent, key=sent.get)
+    if n > 2 and sent[heaviest] >= (n - 1) * size and min(sent.values()) <= size:
+        return (f"on {n} ranks rank {heaviest} sent {sent[heaviest]:,} bytes, {sent[heaviest] / size:.0f}x the "
+                f"{size:,}-byte tensor, and another rank only {min(sent.values()):,}: that is a reduce to "
+                f"one rank and a broadcast back. That rank's link carries n - 1 tensors each way, more with "
+                f"every rank added; in a ring every rank sends 2(n-1)/n of the tensor ({ring:,.0f} bytes here)")
+    if min(sent.values()) >= (n - 1) * size:
+        return (f"on {n} ranks every rank sent {min(sent.values()) / size:.1f}x to "
+                f"{max(sent.values()) / size:.1f}x the tensor ({size:,} bytes), a ring sends "
+                f"2(n-1)/n = {comm_model.ring_factor(n):.2f}x: it sends the whole tensor in each step. "
+                "Send one chunk (1/n of the tensor) per step")
+    return (f"on {n} ranks the ranks sent {', '.join(f'{b:,}' for b in sent.values())} bytes for a "
+            f"{size:,}-byte tensor; a ring sends 2(n-1)/n of it per rank ({ring:,.0f}), "
+            f"2(n-1) tensors in all ({2 * (n - 1) * size:,})")
+
+
+# -- part 2: the α–β model --------------------------------------------------------------------------
+
+Sweep = list[tuple[int, int, list[float]]]
+"""(message bytes, world size, seconds of each repeat) per measured size."""
+
+
+def synthetic_sweep(alpha: float, bandwidth: float, worlds: Sequence[int], seed: int) -> Sweep:
+    """A sweep as a busy machine would measure it: α + moved / bandwidth, ±3 % noise, 5 repeats per
+    size, one of them 10x slower (a repeat another program interrupted)."""
+    rng = random.Random(seed)
+    sweep = []
+    for world in worlds:
+        for size in (2 ** k for k in range(12, 27, 2)):
+            ideal = alpha + comm_model.moved_bytes(size, world) / bandwidth
+            times = [ideal * rng.uniform(0.97, 1.03) for _ in range(5)]
+            times[rng.randrange(5)] *= 10
+            sweep.append((size, world, times))
+    return sweep
+
+
+def _fit(sweep: Sweep, center=statistics.median, moved=True, relative=True) -> tuple[float, float]:
+    """(α, β) as `comm_model.fit` finds them (the defaults) or with one of the usual mistakes."""
+    xs = [size * (comm_model.ring_factor(world) if moved else 1.0) for size, world, _ in sweep]
+    return comm_model.line_fit(xs, [center(times) for _, _, times in sweep], relative)
+
+
+def _same(got: Sequence[float], expected: Sequence[float]) -> bool:
+    return len(got) == len(expected) and all(math.isclose(g, e, rel_tol=1e-4) for g, e in zip(got, expected))
+
+
+def alpha_beta(student_fit: Callable[[Sweep], tuple[float, float]]) -> None:
+    """`student_fit(sweep)` returns (α, β): time ≈ α + β · 2(n-1)/n · bytes, fitted to each size's
+    median by least squares on relative errors."""
+    cases = [synthetic_sweep(50e-6, 10e9, (4, 8), seed=1), synthetic_sweep(0.2e-3, 1.2e9, (2, 3), seed=2)]
+    for sweep in cases:
+        fitted = comm_model.fit((size, world, statistics.median(times)) for size, world, times in sweep)
+        expected = (fitted.alpha, fitted.beta)
+        got = student_fit([(s, n, list(times)) for s, n, times in sweep])
+        assert isinstance(got, (tuple, list)) and len(got) == 2, f"return (alpha, beta), got {got!r}"
+        got = tuple(float(x) for x in got)
+        if _same(got, expected):
+            continue
+        wrong = {"mean": _fit(sweep, center=statistics.mean), "bytes": _fit(sweep, moved=False),
+                 "plain": _fit(sweep, relative=False)}
+        worlds = sorted({n for _, n, _ in sweep})
+        hint = ("(alpha, beta) are swapped: alpha is seconds per call, beta seconds per byte moved"
+                if _same(got[::-1], expected) else
+                "you fitted the mean of each size's repeats: one slow repeat pulls it up; take the median "
+                "(statistics.median)" if _same(got, wrong["mean"]) else
+                "you fitted against the message size; the model's x is the bytes each rank moves, "
+                f"2(n-1)/n x size (this sweep mixes {worlds[0]} and {worlds[1]} ranks)"
+                if _same(got, wrong["bytes"]) else
+                "that is plain least squares: the largest messages decide alone and alpha comes out wrong; "
+                "divide each equation alpha + beta*moved = t by its t (relative errors)"
+                if _same(got, wrong["plain"]) else
+                "fit alpha and beta on (moved, median time) points, moved = 2(n-1)/n x bytes, by least "
+                "squares on relative errors: minimise the sum of ((alpha + beta*moved) / t - 1)^2")
+        raise AssertionError(f"expected alpha = {expected[0]:.4g} s, beta = {expected[1]:.4g} s/byte, got "
+                             f"alpha = {got[0]:.4g}, beta = {got[1]:.4g}: {hint}")
+    alpha, beta = _fit(cases[0])
+    passed(f"alpha and beta fitted right (first sweep: alpha = {alpha * 1e6:.1f} µs, "
+           f"1/beta = {1 / beta / 1e9:.2f} GB/s bus bandwidth)")
+
+
+def predicted_time(student_predict: Callable[[float, float, float, int], float]) -> None:
+    """`student_predict(alpha, beta, bytes, world)` is α + β · 2(n-1)/n · bytes."""
+    alpha, beta = 50e-6, 1 / 10e9
+    for size, world in ((25 * 2 ** 20, 4), (25 * 2 ** 20, 8), (4096, 8), (10 ** 8, 2)):
+        expected = alpha + beta * comm_model.moved_bytes(size, world)
+        got = float(student_predict(alpha, beta, size, world))
+        if math.isclose(got, expected, rel_tol=1e-6):
+            continue
+        hint = ("the bytes moved are 2(n-1)/n x the message, not the message itself"
+                if math.isclose(got, alpha + beta * size, rel_tol=1e-6) else
+                "alpha, the cost of every call, is missing"
+                if math.isclose(got, beta * comm_model.moved_bytes(size, world), rel_tol=1e-6) else
+                "predicted time = alpha + beta x 2(n-1)/n x bytes")
+        raise AssertionError(f"{size:,} bytes on {world} ranks: expected {expected * 1e3:.4g} ms, got "
+                             f"{got * 1e3:.4g} ms: {hint}")
+    passed("predicted times are alpha + beta x 2(n-1)/n x bytes")

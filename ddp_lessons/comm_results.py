@@ -1,0 +1,167 @@
+"""The results of `python -m ddp_lessons bench-comm` and lesson 16's tables: no torch, no launcher.
+
+From what ranks measured (``scripts/bench_comm.py``): the sweep's points (each repeat counts as
+its slowest rank, then the median), and per model and bucket size one row of predicted against
+measured communication (`model_row`). Published figures to compare with live in
+``ddp_lessons/data/comm_references.json`` (`references`).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import defaultdict
+from importlib import resources
+from pathlib import Path
+from typing import Any, Sequence
+
+from ddp_lessons import comm_model
+
+SCHEMA = "ddp_lessons.bench_comm/1"
+
+
+def sweep_points(per_rank: Sequence[Sequence[dict[str, Any]]]) -> list[tuple[int, int, float]]:
+    """(bytes, world, seconds) per size and world: the median over repeats of the slowest rank.
+
+    `per_rank`: each rank's sweep rows ``{world, bytes, seconds: [each repeat]}``.
+    """
+    times: dict[tuple[int, int], list[list[float]]] = defaultdict(list)
+    for rows in per_rank:
+        for row in rows:
+            times[(int(row["world"]), int(row["bytes"]))].append(row["seconds"])
+    return [(size, world, statistics.median(comm_model.slowest_rank(times[(world, size)])))
+            for world, size in sorted(times)]
+
+
+def _median_of_slowest(per_rank: Sequence[Sequence[float | None]]) -> float | None:
+    if any(value is None for values in per_rank for value in values):
+        return None
+    return statistics.median(comm_model.slowest_rank(per_rank))
+
+
+def prediction(per_rank_profiles: Sequence[dict[str, Any]], fitted: comm_model.Fit, world: int,
+               cap_bytes: float, first_cap_bytes: float | None) -> comm_model.StepPrediction:
+    """DDP's communication predicted from each rank's `bench_comm.profile_model` (no DDP ran): the
+    buckets `comm_model.bucket_layout` makes of the slowest rank's gradients in ready order (a
+    step waits for the slowest rank), timed by the fit, against that rank's backward; the compute
+    is the plain model's step (median over steps of the slowest rank)."""
+    slowest = max(per_rank_profiles, key=lambda m: m["backward_ms"])
+    layout = comm_model.bucket_layout(slowest["param_bytes"], cap_bytes, first_cap_bytes)
+    buckets = comm_model.bucket_ready_times(layout, [ms / 1e3 for ms in slowest["ready_ms"]],
+                                            slowest["param_bytes"])
+    compute = statistics.median(comm_model.slowest_rank([m["step_s"] for m in per_rank_profiles]))
+    return comm_model.predict_step(fitted, world, buckets, slowest["backward_ms"] / 1e3, compute)
+
+
+def _median_of_slowest(per_rank: Sequence[Sequence[float | None]]) -> float | None:
+    if any(value is None for values in per_rank for value in values):
+        return None
+    return statistics.median(comm_model.slowest_rank(per_rank))
+
+
+def _median_of_fastest(per_rank: Sequence[Sequence[float | None]]) -> float | None:
+    """Median over steps of the shortest time among ranks: for an all-reduce, the rank that arrived
+    last waited for nobody, so its time in flight is the all-reduce's own."""
+    if any(value is None for values in per_rank for value in values):
+        return None
+    return statistics.median(min(values) for values in zip(*per_rank))
+
+
+def model_row(per_rank_profiles: Sequence[dict[str, Any]], per_rank_runs: Sequence[dict[str, Any]],
+              fitted: comm_model.Fit, world: int) -> dict[str, Any]:
+    """Predicted (`prediction`) against measured (each rank's `bench_comm.run_ddp`) communication of
+    one model at one bucket size, with the ratios predicted / measured. Steps count as their slowest
+    rank; the all-reduces' time in flight as the rank that arrived last (`_median_of_fastest`)."""
+    run = per_rank_runs[0]
+    predicted_step = prediction(per_rank_profiles, fitted, world, run["cap_bytes"], run["first_cap_bytes"])
+    every = _median_of_slowest([r["step_s"]["every"] for r in per_rank_runs])
+    never = _median_of_slowest([r["step_s"]["never"] for r in per_rank_runs])
+    in_flight = _median_of_fastest([r["allreduce_s"] for r in per_rank_runs])
+    buckets = [b.nbytes for b in predicted_step.buckets]
+    return {"model": run["model"], "bucket_cap_mb": run["bucket_cap_mb"], "world": world,
+            "batch": run["batch"], "buckets_predicted": buckets, "buckets_built": run["buckets_built"],
+            "layout_matches": buckets == run["buckets_built"],
+            "backward_s": predicted_step.backward_end,
+            "timeline": [{"bytes": b.nbytes, "ready_s": b.ready, "start_s": b.start, "end_s": b.end}
+                         for b in predicted_step.buckets],
+            "predicted": {"comm_s": predicted_step.total, "exposed_s": predicted_step.exposed,
+                          "hidden_s": predicted_step.hidden, "compute_s": predicted_step.compute,
+                          "step_s": predicted_step.step},
+            "measured": {"in_flight_s": in_flight, "exposed_s": every - never, "compute_s": never,
+                         "step_s": every},
+            "ratio": {"comm": None if in_flight is None else comm_model.ratio(predicted_step.total, in_flight),
+                      "exposed": comm_model.ratio(predicted_step.exposed, every - never),
+                      "step": comm_model.ratio(predicted_step.step, every)}}
+
+
+def cap_label(bucket_cap_mb: float | None) -> str:
+    """'25 MB (default)' for None, else '1 MB'."""
+    return "25 MB (default)" if bucket_cap_mb is None else f"{bucket_cap_mb:g} MB"
+
+
+def summary_line(row: dict[str, Any]) -> str:
+    """One line: the model, its buckets, predicted vs measured communication and step, with ratios."""
+    p, m, r = row["predicted"], row["measured"], row["ratio"]
+    flight = ("" if m["in_flight_s"] is None else
+              f"all-reduce {p['comm_s'] * 1e3:.1f} ms predicted / {m['in_flight_s'] * 1e3:.1f} ms in "
+              f"flight ({r['comm']:.2f}); ")
+    return (f"{row['model']}, bucket_cap_mb {cap_label(row['bucket_cap_mb'])}, "
+            f"{len(row['buckets_predicted'])} bucket(s): {flight}"
+            f"exposed {p['exposed_s'] * 1e3:.1f} ms predicted / {m['exposed_s'] * 1e3:.1f} ms measured "
+            f"({_fmt_ratio(r['exposed'])}); step {p['step_s'] * 1e3:.1f} / {m['step_s'] * 1e3:.1f} ms "
+            f"({r['step']:.2f})")
+
+
+def _fmt_ratio(value: float) -> str:
+    return "n/a: nothing measured" if value in (float("inf"), float("-inf")) or value < 0 else f"{value:.2f}"
+
+
+def format_rows(rows: Sequence[dict[str, Any]]) -> str:
+    """A fixed-width table of predicted vs measured milliseconds per model and bucket size."""
+    lines = [f"{'model':<6} {'bucket cap':>16} {'buckets':>7} {'comm pred':>9} {'in flight':>9} "
+             f"{'exposed pred':>12} {'exposed meas':>12} {'step pred':>9} {'step meas':>9} {'ratio':>6}"]
+    for row in rows:
+        p, m = row["predicted"], row["measured"]
+        flight = "-" if m["in_flight_s"] is None else f"{m['in_flight_s'] * 1e3:.1f}"
+        lines.append(f"{row['model']:<6} {cap_label(row['bucket_cap_mb']):>16} "
+                     f"{len(row['buckets_predicted']):>7} {p['comm_s'] * 1e3:9.1f} {flight:>9} "
+                     f"{p['exposed_s'] * 1e3:12.1f} {m['exposed_s'] * 1e3:12.1f} "
+                     f"{p['step_s'] * 1e3:9.1f} {m['step_s'] * 1e3:9.1f} {row['ratio']['step']:6.2f}")
+    return "\n".join(lines)
+
+
+def fit_line(fitted: comm_model.Fit, world: int) -> str:
+    """α, β as a bus bandwidth, the knee, and the largest residual, in one line."""
+    worst = max(fitted.residuals(), key=abs)
+    return (f"time = {fitted.alpha * 1e3:.3f} ms + moved bytes / {fitted.bus_bandwidth / 1e9:.2f} GB/s; "
+            f"knee at {fitted.knee_bytes(world) / 1e3:.0f} KB on {world} ranks; "
+            f"largest residual {worst:+.0%}")
+
+
+def best_caps(rows: Sequence[dict[str, Any]]) -> dict[str, float | None]:
+    """Among rows of one model: the bucket cap with the shortest predicted step and the measured one."""
+    predicted = min(rows, key=lambda row: row["predicted"]["step_s"])
+    measured = min(rows, key=lambda row: row["measured"]["step_s"])
+    return {"predicted": predicted["bucket_cap_mb"], "measured": measured["bucket_cap_mb"]}
+
+
+def references() -> dict[str, Any]:
+    """Published figures the lesson and the bench compare with (sources inside)."""
+    path = resources.files("ddp_lessons") / "data" / "comm_references.json"
+    return json.loads(path.read_text())
+
+
+def save(document: dict[str, Any], path: str | Path) -> Path:
+    """Write a bench-comm document as indented JSON."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1) + "\n")
+    return path
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """Read a bench-comm document, checking its schema."""
+    document = json.loads(Path(path).read_text())
+    if document.get("schema") != SCHEMA:
+        raise ValueError(f"{path}: not a {SCHEMA} document (schema {document.get('schema')!r})")
+    return document
