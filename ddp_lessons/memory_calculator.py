@@ -4,7 +4,8 @@ Controls for the parameter count, world size, sharding strategy, optimizer, prec
 activations one rank saves; the table shows `sharding.predict` row by row and, when the settings are
 those of a configuration the lesson ran, that run's measured ledger beside it. In JupyterLab it is
 ipywidgets (an ``HTML`` table redrawn by observers: no ``Output`` widget, so nbval can run the cell);
-elsewhere it shows as a plain-text table (`text`).
+elsewhere it shows as a plain-text table (`text`). What it says is in the notebook's language
+(`ddp_lessons.i18n.language`, fixed when the calculator is made, or `lang=`), like the quick checks.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
-from ddp_lessons import sharding
+from ddp_lessons import i18n, sharding
+from ddp_lessons.i18n import tr
 from ddp_lessons.quiz import _live_kernel
 
 Measured = Mapping[tuple[str, int], Mapping[str, float]]
@@ -24,12 +26,34 @@ def _mib(value: float | None) -> str:
     return "-" if value is None else f"{value / 2**20:,.3f} MiB"
 
 
+def strategy_label(strategy: str, lang: str | None = None) -> str:
+    """`sharding.STRATEGIES[strategy]` in the notebook's language (or `lang`)."""
+    return {"ddp": tr("DDP: every rank holds everything", lang=lang),
+            "zero1": tr("ZeRO-1: optimizer state sharded", lang=lang),
+            "zero2": tr("ZeRO-2: optimizer state and gradients sharded", lang=lang),
+            "fsdp": tr("FSDP2 / ZeRO-3: parameters, gradients and optimizer state sharded", lang=lang)}[strategy]
+
+
+def precision_label(precision: str, lang: str | None = None) -> str:
+    """`sharding.PRECISIONS[precision]` in the notebook's language (or `lang`)."""
+    return {"fp32": tr("fp32 parameters, gradients and optimizer state", lang=lang),
+            "mixed": tr("ZeRO paper: fp16 parameters and gradients, fp32 master copy and states", lang=lang)}[precision]
+
+
+def row_label(row: str, lang: str | None = None) -> str:
+    """The name of a row of the table (`sharding.ROWS` and ``total``) in the notebook's language (or `lang`)."""
+    return {"parameters": tr("parameters", lang=lang), "gradients": tr("gradients", lang=lang),
+            "optimizer": tr("optimizer", lang=lang), "buckets": tr("buckets", lang=lang),
+            "activations": tr("activations", lang=lang), "total": tr("total", lang=lang)}[row]
+
+
 class MemoryCalculator:
     """Predicted bytes per rank for one setting, and the measured ledger when a run had that setting."""
 
     def __init__(self, psi: int, world_size: int = 4, strategy: str = "fsdp", optimizer: str = "adam",
                  precision: str = "fp32", activations: float = 0.0, tensors: int = 0,
-                 measured: Measured | None = None):
+                 measured: Measured | None = None, lang: str | None = None):
+        self.lang = lang or i18n.language()
         self.psi_measured, self.tensors, self.activations_measured = psi, tensors, activations
         self.measured = dict(measured or {})
         self.settings = {"psi": psi, "world_size": world_size, "strategy": strategy, "optimizer": optimizer,
@@ -58,42 +82,52 @@ class MemoryCalculator:
 
     def title(self) -> str:
         s = self.settings
-        return (f"Ψ = {s['psi']:,} parameters, {s['world_size']} rank(s), {sharding.STRATEGIES[s['strategy']]}, "
-                f"{s['optimizer']}, {sharding.PRECISIONS[s['precision']]}")
+        return tr("Ψ = {psi:,} parameters, {world_size} rank(s), {strategy}, {optimizer}, {precision}",
+                  lang=self.lang, psi=s["psi"], world_size=s["world_size"],
+                  strategy=strategy_label(s["strategy"], self.lang), optimizer=s["optimizer"],
+                  precision=precision_label(s["precision"], self.lang))
 
     def note(self) -> str:
-        return ("measured: this lesson's run with these settings (mean over ranks)" if self.measurement()
-                else "measured: no run of this lesson had these settings")
+        return (tr("measured: this lesson's run with these settings (mean over ranks)", lang=self.lang)
+                if self.measurement() else tr("measured: no run of this lesson had these settings", lang=self.lang))
+
+    def header(self) -> tuple[str, str, str]:
+        """The column names: row, predicted, measured."""
+        return (tr("per rank", lang=self.lang), tr("predicted", lang=self.lang), tr("measured", lang=self.lang))
 
     def text(self) -> str:
         """The table as plain text: row, predicted, measured."""
-        lines = [self.title(), f"{'per rank':<12}{'predicted':>18}{'measured':>18}"]
-        lines += [f"{row:<12}{_mib(p):>18}{_mib(m):>18}" for row, p, m in self.rows()]
+        first, predicted, measured = self.header()
+        lines = [self.title(), f"{first:<12}{predicted:>18}{measured:>18}"]
+        lines += [f"{row_label(row, self.lang):<12}{_mib(p):>18}{_mib(m):>18}" for row, p, m in self.rows()]
         return "\n".join(lines + [self.note()])
 
     def html(self) -> str:
         """The table as HTML."""
-        body = "".join(f"<tr><td>{row}</td><td>{_mib(p)}</td><td>{_mib(m)}</td></tr>" for row, p, m in self.rows())
-        return (f"<p>{html.escape(self.title())}</p><table><tr><th>per rank</th><th>predicted</th>"
-                f"<th>measured</th></tr>{body}</table><p><i>{html.escape(self.note())}</i></p>")
+        body = "".join(f"<tr><td>{html.escape(row_label(row, self.lang))}</td><td>{_mib(p)}</td><td>{_mib(m)}</td></tr>"
+                       for row, p, m in self.rows())
+        head = "".join(f"<th>{html.escape(name)}</th>" for name in self.header())
+        return (f"<p>{html.escape(self.title())}</p><table><tr>{head}</tr>{body}</table>"
+                f"<p><i>{html.escape(self.note())}</i></p>")
 
     def widget(self) -> Any:
         """The interactive version: controls and a table redrawn on every change (needs ipywidgets)."""
         import ipywidgets as widgets
 
-        s, style = self.settings, {"description_width": "initial"}
+        s, style, lang = self.settings, {"description_width": "initial"}, self.lang
         controls = {
-            "psi": widgets.BoundedIntText(s["psi"], min=1, max=10**13, description="parameters Ψ", style=style),
-            "world_size": widgets.BoundedIntText(s["world_size"], min=1, max=100_000, description="world size",
-                                                 style=style),
-            "strategy": widgets.Dropdown(options=[(v, k) for k, v in sharding.STRATEGIES.items()],
-                                         value=s["strategy"], description="sharding", style=style),
+            "psi": widgets.BoundedIntText(s["psi"], min=1, max=10**13, description=tr("parameters Ψ", lang=lang),
+                                          style=style),
+            "world_size": widgets.BoundedIntText(s["world_size"], min=1, max=100_000,
+                                                 description=tr("world size", lang=lang), style=style),
+            "strategy": widgets.Dropdown(options=[(strategy_label(k, lang), k) for k in sharding.STRATEGIES],
+                                         value=s["strategy"], description=tr("sharding", lang=lang), style=style),
             "optimizer": widgets.Dropdown(options=list(sharding.OPTIMIZER_STATES), value=s["optimizer"],
-                                          description="optimizer", style=style),
-            "precision": widgets.Dropdown(options=[(v, k) for k, v in sharding.PRECISIONS.items()],
-                                          value=s["precision"], description="precision", style=style),
+                                          description=tr("optimizer", lang=lang), style=style),
+            "precision": widgets.Dropdown(options=[(precision_label(k, lang), k) for k in sharding.PRECISIONS],
+                                          value=s["precision"], description=tr("precision", lang=lang), style=style),
             "activations": widgets.BoundedFloatText(s["activations"], min=0, max=1e15,
-                                                    description="activations (bytes)", style=style),
+                                                    description=tr("activations (bytes)", lang=lang), style=style),
         }
         table = widgets.HTML(self.html())
 

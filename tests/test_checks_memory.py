@@ -173,3 +173,13 @@ def test_a_broken_shard_fails_on_a_real_run(solution_script, fails_with, body, h
     script = solution_script("15_memory", "15_shard.py", {SOLVED_SHARD: body})
     with fails_with(hint):
         checks.bytes_measured(formula(), str(script), part="sharded", seed=3)
+
+
+def test_in_a_spanish_notebook_the_hints_are_spanish(monkeypatch, fails_with, capsys):
+    monkeypatch.setenv("DDP_LESSONS_LANG", "es")
+    with fails_with("ZeRO-2 fragmenta el estado del optimizador y los gradientes; cada rank conserva todos los "
+                    "parámetros: divida «gradients» entre el world size"):
+        checks.bytes_formula(formula("zero2 keeps gradients"))
+    setting = memory_checks.random_setting(12)
+    memory_checks.check_ledgers(formula(), setting, recorded(setting, "replicas"), "replicas", 12)
+    assert capsys.readouterr().out.startswith("✓ ddp y zero1: su fórmula coincide con el inventario medido (anchos ")

@@ -50,3 +50,26 @@ def test_changing_a_control_redraws_the_table():
     assert calc.settings["world_size"] == 64 and "no run of this lesson" in table.value
     assert f"{sharding.predict(PSI, 64, 'fsdp', tensors=TENSORS, activations=ACTIVATIONS)['total'] / 2**20:,.3f}" \
         in table.value
+
+
+def test_its_labels_are_sharding_s_in_english_and_translated_in_spanish():
+    from ddp_lessons.memory_calculator import precision_label, row_label, strategy_label
+    assert {k: strategy_label(k, "en") for k in sharding.STRATEGIES} == sharding.STRATEGIES
+    assert {k: precision_label(k, "en") for k in sharding.PRECISIONS} == sharding.PRECISIONS
+    assert [row_label(row, "en") for row in (*sharding.ROWS, "total")] == [*sharding.ROWS, "total"]
+    assert strategy_label("fsdp", "es").endswith("estado del optimizador fragmentados")
+
+
+def test_in_a_spanish_notebook_it_speaks_spanish(monkeypatch):
+    monkeypatch.setenv("DDP_LESSONS_LANG", "es")
+    calc = calculator(world_size=4, strategy="fsdp")
+    text = calc.text()
+    assert text.startswith("Ψ = 86,544 parámetros, 4 rank(s), FSDP2 / ZeRO-3: parámetros")
+    assert text.splitlines()[1].split() == ["por", "rank", "predicho", "medido"]
+    assert "activaciones" in text and "(media sobre los ranks)" in text and "0.083 MiB" in text
+    assert "<th>por rank</th><th>predicho</th><th>medido</th>" in calc.html()
+    box = calc.widget()
+    assert [c.description for c in box.children[0].children] == ["parámetros Ψ", "world size", "fragmentación"]
+    assert box.children[0].children[2].options[0] == ("DDP: cada rank lo tiene todo", "ddp")
+    calc.settings.update(world_size=2)
+    assert "ninguna ejecución de esta lección tuvo estos ajustes" in calc.text()

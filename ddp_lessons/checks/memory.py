@@ -17,26 +17,37 @@ from collections.abc import Callable, Mapping
 
 from ddp_lessons import launch, records, sharding
 from ddp_lessons.checks.common import Rows, passed, ranks_are
+from ddp_lessons.i18n import tr
 
 Formula = Callable[..., Mapping[str, float]]
 ROWS = ("parameters", "gradients", "optimizer")
-STATES = {"adam": "Adam keeps two states per parameter, exp_avg and exp_avg_sq, each as large as the parameters",
-          "momentum": "SGD with momentum keeps one state per parameter, its momentum_buffer",
-          "sgd": "plain SGD keeps no state at all"}
 SHARDED = {"ddp": (), "zero1": ("optimizer",), "zero2": ("optimizer", "gradients"),
            "fsdp": ("optimizer", "gradients", "parameters")}
-WHO = {"ddp": "DDP shards nothing: every rank is a full replica",
-       "zero1": "ZeRO-1 shards only the optimizer state; every rank still holds all parameters and gradients",
-       "zero2": "ZeRO-2 shards the optimizer state and the gradients; every rank keeps all parameters",
-       "fsdp": "FSDP2 (ZeRO-3) shards parameters, gradients and optimizer state"}
+
+
+def _states(optimizer: str) -> str:
+    """What `optimizer` keeps per parameter, as a hint."""
+    return {"adam": tr("Adam keeps two states per parameter, exp_avg and exp_avg_sq, each as large as the "
+                       "parameters"),
+            "momentum": tr("SGD with momentum keeps one state per parameter, its momentum_buffer"),
+            "sgd": tr("plain SGD keeps no state at all")}[optimizer]
+
+
+def _who(strategy: str) -> str:
+    """What `strategy` shards, as a hint."""
+    return {"ddp": tr("DDP shards nothing: every rank is a full replica"),
+            "zero1": tr("ZeRO-1 shards only the optimizer state; every rank still holds all parameters and "
+                        "gradients"),
+            "zero2": tr("ZeRO-2 shards the optimizer state and the gradients; every rank keeps all parameters"),
+            "fsdp": tr("FSDP2 (ZeRO-3) shards parameters, gradients and optimizer state")}[strategy]
 
 
 def _call(formula: Formula, psi: float, world_size: int, strategy: str, optimizer: str,
           precision: str) -> dict[str, float]:
     """The student's rows for one setting, checked for shape."""
     got = formula(psi, world_size, strategy, optimizer=optimizer, precision=precision)
-    assert isinstance(got, Mapping) and set(ROWS) <= set(got), (
-        f"bytes_per_rank(...) must return a dict with the keys {list(ROWS)}, got {got!r}")
+    assert isinstance(got, Mapping) and set(ROWS) <= set(got), tr(
+        "bytes_per_rank(...) must return a dict with the keys {keys}, got {got!r}", keys=list(ROWS), got=got)
     return {row: float(got[row]) for row in ROWS}
 
 
@@ -45,26 +56,28 @@ def _hint(row: str, got: float, want: float, world_size: int, strategy: str, opt
     ratio = got / want if want else math.inf
     sharded = row in SHARDED[strategy]
     if math.isclose(ratio, world_size) and sharded:
-        return f"{WHO[strategy]}: divide the {row} by the world size"
+        return tr("{who}: divide the {row} by the world size", who=_who(strategy), row=row)
     if math.isclose(ratio, 1 / world_size) and not sharded:
-        return f"{WHO[strategy]}: do not divide the {row} by the world size"
+        return tr("{who}: do not divide the {row} by the world size", who=_who(strategy), row=row)
     if row == "gradients" and math.isclose(ratio, 2) and strategy in ("ddp", "zero1"):
-        return ("the run uses gradient_as_bucket_view=True: the gradients are views into DDP's buckets, "
-                "so count that memory once, not gradients plus buckets")
+        return tr("the run uses gradient_as_bucket_view=True: the gradients are views into DDP's buckets, "
+                  "so count that memory once, not gradients plus buckets")
     if row == "optimizer" and (math.isclose(ratio, 0.5) or math.isclose(ratio, 2)) and optimizer != "sgd":
         per_parameter = 4 * sharding.OPTIMIZER_STATES[optimizer]
-        return f"{STATES[optimizer]}: count each state once ({per_parameter} bytes per parameter in fp32)"
+        return tr("{states}: count each state once ({per_parameter} bytes per parameter in fp32)",
+                  states=_states(optimizer), per_parameter=per_parameter)
     if row == "optimizer" and want == 0:
-        return STATES[optimizer]
-    return "check the bytes per parameter of this row and whether this strategy divides it"
+        return _states(optimizer)
+    return tr("check the bytes per parameter of this row and whether this strategy divides it")
 
 
 def _compare(got: Mapping[str, float], want: Mapping[str, float], world_size: int, strategy: str,
              optimizer: str, where: str) -> None:
     for row in ROWS:
-        assert math.isclose(got[row], want[row], rel_tol=1e-9, abs_tol=1e-9), (
-            f"{where}: {row} per rank should be {want[row]:,.0f} bytes, your formula says {got[row]:,.0f}: "
-            + _hint(row, got[row], want[row], world_size, strategy, optimizer))
+        assert math.isclose(got[row], want[row], rel_tol=1e-9, abs_tol=1e-9), tr(
+            "{where}: {row} per rank should be {want:,.0f} bytes, your formula says {got:,.0f}: {hint}",
+            where=where, row=row, want=want[row], got=got[row],
+            hint=_hint(row, got[row], want[row], world_size, strategy, optimizer))
 
 
 def bytes_formula(formula: Formula) -> None:
@@ -79,11 +92,12 @@ def bytes_formula(formula: Formula) -> None:
         want = sharding.predict(7.5e9, 64, strategy, "adam", "mixed")
         got = _call(formula, 7.5e9, 64, strategy, "adam", "mixed")
         if math.isclose(got["optimizer"], want["optimizer"] * 8 / 12):
-            raise AssertionError("mixed precision: the ZeRO paper's optimizer state also holds an fp32 master "
-                                 "copy of the weights, 4 bytes per parameter, besides Adam's two fp32 states: "
-                                 "K = 12")
-        _compare(got, want, 64, strategy, "adam", f"{strategy}, mixed precision, Ψ = 7.5e9 on 64 GPUs")
-    passed("every fp32 strategy and optimizer, and the ZeRO paper's figure (120, 31.4, 16.6, 1.9 GB per GPU)")
+            raise AssertionError(tr("mixed precision: the ZeRO paper's optimizer state also holds an fp32 master "
+                                    "copy of the weights, 4 bytes per parameter, besides Adam's two fp32 states: "
+                                    "K = 12"))
+        _compare(got, want, 64, strategy, "adam",
+                 tr("{strategy}, mixed precision, Ψ = 7.5e9 on 64 GPUs", strategy=strategy))
+    passed(tr("every fp32 strategy and optimizer, and the ZeRO paper's figure (120, 31.4, 16.6, 1.9 GB per GPU)"))
 
 
 def _mean(rows: Rows, ledger: str, row: str) -> float:
@@ -137,36 +151,40 @@ def check_ledgers(formula: Formula, setting: dict, ledgers: Mapping[str, Rows], 
                     "zero2": _measured(ledgers["fsdp-keep"], at_forward=ledgers["fsdp-keep"])}
     else:
         measured = {name: _measured(rows) for name, rows in ledgers.items()}
-    where = f"widths {s['widths']} (Ψ = {s['psi']:,}), {s['world_size']} ranks, {s['optimizer']}, seed {seed}"
+    where = tr("widths {widths} (Ψ = {psi:,}), {world_size} ranks, {optimizer}, seed {seed}", widths=s["widths"],
+               psi=s["psi"], world_size=s["world_size"], optimizer=s["optimizer"], seed=seed)
     for strategy in PARTS[part]:
         got = _call(formula, s["psi"], s["world_size"], strategy, s["optimizer"], "fp32")
         _compare(got, measured[strategy], s["world_size"], strategy, s["optimizer"],
-                 f"{strategy} measured with {where}")
-    passed(f"{' and '.join(PARTS[part])}: your formula equals the measured ledger ({where})")
+                 tr("{strategy} measured with {where}", strategy=strategy, where=where))
+    first, second = PARTS[part]
+    passed(tr("{first} and {second}: your formula equals the measured ledger ({where})", first=first,
+              second=second, where=where))
 
 
 def fsdp_sharded(reshard: Rows, keep: Rows, psi: int) -> None:
     """The student's `shard` made each Linear a block, then the root, all sharded, resharding as asked."""
     for row in reshard + keep:
-        assert row["sharded"] == row["parameters"], (
-            f"rank {row['rank']}: {row['parameters'] - row['sharded']} of {row['parameters']} parameters are not "
-            "sharded: call fully_shard(layer, mesh=mesh, ...) on every Linear, then on the model")
-        assert row["blocks"] == row["linears"], (
-            f"{row['linears'] - row['blocks']} of the {row['linears']} Linear layers are not blocks of their own: "
-            "call fully_shard(layer, mesh=mesh, ...) on each, so that forward gathers one block's parameters "
-            "at a time instead of the whole model's")
-        assert row["root"], ("the model itself is not sharded: after the layers, call fully_shard(model, "
-                             "mesh=mesh, ...) too; the root takes any parameter outside the blocks and "
-                             "drives FSDP2's initialization")
+        assert row["sharded"] == row["parameters"], tr(
+            "rank {rank}: {unsharded} of {total} parameters are not sharded: call fully_shard(layer, mesh=mesh, "
+            "...) on every Linear, then on the model", rank=row["rank"],
+            unsharded=row["parameters"] - row["sharded"], total=row["parameters"])
+        assert row["blocks"] == row["linears"], tr(
+            "{missing} of the {linears} Linear layers are not blocks of their own: call fully_shard(layer, "
+            "mesh=mesh, ...) on each, so that forward gathers one block's parameters at a time instead of the "
+            "whole model's", missing=row["linears"] - row["blocks"], linears=row["linears"])
+        assert row["root"], tr("the model itself is not sharded: after the layers, call fully_shard(model, "
+                               "mesh=mesh, ...) too; the root takes any parameter outside the blocks and "
+                               "drives FSDP2's initialization")
     for row in reshard:
         gathered = row["forward"]["gathered"]
-        assert gathered == 0, (
-            f"rank {row['rank']}: with reshard_after_forward=True, {gathered:,} bytes of full parameters were "
-            "still gathered at the end of forward: pass reshard_after_forward to every fully_shard call, the "
-            "model's too (left out, FSDP2 keeps the root gathered after forward)")
+        assert gathered == 0, tr(
+            "rank {rank}: with reshard_after_forward=True, {gathered:,} bytes of full parameters were still "
+            "gathered at the end of forward: pass reshard_after_forward to every fully_shard call, the model's "
+            "too (left out, FSDP2 keeps the root gathered after forward)", rank=row["rank"], gathered=gathered)
     for row in keep:
         gathered = row["forward"]["gathered"]
-        assert gathered == 4 * psi, (
-            f"rank {row['rank']}: with reshard_after_forward=False the full parameters (4Ψ = {4 * psi:,} bytes) "
-            f"should stay gathered until backward, but {gathered:,} were: pass reshard_after_forward "
-            "to each fully_shard call")
+        assert gathered == 4 * psi, tr(
+            "rank {rank}: with reshard_after_forward=False the full parameters (4Ψ = {full:,} bytes) should stay "
+            "gathered until backward, but {gathered:,} were: pass reshard_after_forward to each fully_shard call",
+            rank=row["rank"], full=4 * psi, gathered=gathered)

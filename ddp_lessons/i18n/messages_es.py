@@ -758,9 +758,6 @@ SPANISH = {
     "rank 0 never called torch.save": "el rank 0 nunca llamó a torch.save",
     "rank {rank} never loaded the checkpoint: every rank loads it":
         "el rank {rank} nunca cargó el checkpoint: todos los ranks lo cargan",
-    "call torch.load(..., weights_only=True): it loads tensors only and refuses pickled code":
-        "llame a torch.load(..., weights_only=True): solo carga tensores y rechaza el código serializado con "
-        "pickle",
     "pass map_location=device to torch.load, so each rank loads onto its own device (the tensors were saved "
     "from rank 0's device)":
         "pase map_location=device a torch.load, para que cada rank cargue en su propio dispositivo (los tensores "
@@ -796,4 +793,100 @@ SPANISH = {
         "la aceleración y la eficiencia del escalado fuerte son correctas, ralentizaciones incluidas",
     "weak-scaling speedup and efficiency are right":
         "la aceleración y la eficiencia del escalado débil son correctas",
+    # ddp_lessons.checks.memory (exercise 15)
+    "Adam keeps two states per parameter, exp_avg and exp_avg_sq, each as large as the parameters":
+        "Adam guarda dos estados por parámetro, exp_avg y exp_avg_sq, cada uno tan grande como los parámetros",
+    "SGD with momentum keeps one state per parameter, its momentum_buffer":
+        "SGD con momento guarda un estado por parámetro, su momentum_buffer",
+    "plain SGD keeps no state at all": "SGD simple no guarda ningún estado",
+    "DDP shards nothing: every rank is a full replica": "DDP no fragmenta nada: cada rank es una réplica completa",
+    "ZeRO-1 shards only the optimizer state; every rank still holds all parameters and gradients":
+        "ZeRO-1 solo fragmenta el estado del optimizador; cada rank sigue teniendo todos los parámetros y "
+        "gradientes",
+    "ZeRO-2 shards the optimizer state and the gradients; every rank keeps all parameters":
+        "ZeRO-2 fragmenta el estado del optimizador y los gradientes; cada rank conserva todos los parámetros",
+    "FSDP2 (ZeRO-3) shards parameters, gradients and optimizer state":
+        "FSDP2 (ZeRO-3) fragmenta los parámetros, los gradientes y el estado del optimizador",
+    "bytes_per_rank(...) must return a dict with the keys {keys}, got {got!r}":
+        "bytes_per_rank(...) debe devolver un dict con las claves {keys}; devolvió {got!r}",
+    "{who}: divide the {row} by the world size": "{who}: divida «{row}» entre el world size",
+    "{who}: do not divide the {row} by the world size": "{who}: no divida «{row}» entre el world size",
+    "the run uses gradient_as_bucket_view=True: the gradients are views into DDP's buckets, so count that memory "
+    "once, not gradients plus buckets":
+        "la ejecución usa gradient_as_bucket_view=True: los gradientes son vistas de los buckets de DDP, así que "
+        "cuente esa memoria una sola vez, no gradientes más buckets",
+    "{states}: count each state once ({per_parameter} bytes per parameter in fp32)":
+        "{states}: cuente cada estado una sola vez ({per_parameter} bytes por parámetro en fp32)",
+    "check the bytes per parameter of this row and whether this strategy divides it":
+        "revise los bytes por parámetro de esta fila y si esta estrategia la divide",
+    "{where}: {row} per rank should be {want:,.0f} bytes, your formula says {got:,.0f}: {hint}":
+        "{where}: «{row}» por rank debería ser {want:,.0f} bytes, pero su fórmula da {got:,.0f}: {hint}",
+    "mixed precision: the ZeRO paper's optimizer state also holds an fp32 master copy of the weights, 4 bytes per "
+    "parameter, besides Adam's two fp32 states: K = 12":
+        "precisión mixta: el estado del optimizador del artículo de ZeRO contiene también una copia maestra de "
+        "los pesos en fp32, 4 bytes por parámetro, además de los dos estados en fp32 de Adam: K = 12",
+    "{strategy}, mixed precision, Ψ = 7.5e9 on 64 GPUs": "{strategy}, precisión mixta, Ψ = 7.5e9 en 64 GPU",
+    "every fp32 strategy and optimizer, and the ZeRO paper's figure (120, 31.4, 16.6, 1.9 GB per GPU)":
+        "todas las estrategias y todos los optimizadores en fp32, y la cifra del artículo de ZeRO (120, 31.4, "
+        "16.6, 1.9 GB por GPU)",
+    "widths {widths} (Ψ = {psi:,}), {world_size} ranks, {optimizer}, seed {seed}":
+        "anchos {widths} (Ψ = {psi:,}), {world_size} ranks, {optimizer}, semilla {seed}",
+    "{strategy} measured with {where}": "{strategy} medido con {where}",
+    "{first} and {second}: your formula equals the measured ledger ({where})":
+        "{first} y {second}: su fórmula coincide con el inventario medido ({where})",
+    "rank {rank}: {unsharded} of {total} parameters are not sharded: call fully_shard(layer, mesh=mesh, ...) on "
+    "every Linear, then on the model":
+        "rank {rank}: {unsharded} de {total} parámetros no están fragmentados: llame a "
+        "fully_shard(layer, mesh=mesh, ...) en cada Linear y después en el modelo",
+    "{missing} of the {linears} Linear layers are not blocks of their own: call fully_shard(layer, mesh=mesh, "
+    "...) on each, so that forward gathers one block's parameters at a time instead of the whole model's":
+        "{missing} de las {linears} capas Linear no son bloques propios: llame a fully_shard(layer, mesh=mesh, "
+        "...) en cada una, para que la propagación hacia delante reúna los parámetros de un bloque cada vez en "
+        "lugar de los del modelo entero",
+    "the model itself is not sharded: after the layers, call fully_shard(model, mesh=mesh, ...) too; the root "
+    "takes any parameter outside the blocks and drives FSDP2's initialization":
+        "el propio modelo no está fragmentado: después de las capas, llame también a "
+        "fully_shard(model, mesh=mesh, ...); la raíz se queda con cualquier parámetro que esté fuera de los "
+        "bloques y dirige la inicialización de FSDP2",
+    "rank {rank}: with reshard_after_forward=True, {gathered:,} bytes of full parameters were still gathered at "
+    "the end of forward: pass reshard_after_forward to every fully_shard call, the model's too (left out, FSDP2 "
+    "keeps the root gathered after forward)":
+        "rank {rank}: con reshard_after_forward=True, al final de la propagación hacia delante seguían reunidos "
+        "{gathered:,} bytes de parámetros completos: pase reshard_after_forward a todas las llamadas a "
+        "fully_shard, también a la del modelo (si se omite, FSDP2 mantiene reunida la raíz después de la "
+        "propagación hacia delante)",
+    "rank {rank}: with reshard_after_forward=False the full parameters (4Ψ = {full:,} bytes) should stay "
+    "gathered until backward, but {gathered:,} were: pass reshard_after_forward to each fully_shard call":
+        "rank {rank}: con reshard_after_forward=False, los parámetros completos (4Ψ = {full:,} bytes) deberían "
+        "seguir reunidos hasta la propagación hacia atrás, pero estaban reunidos {gathered:,}: pase "
+        "reshard_after_forward a cada llamada a fully_shard",
+    # ddp_lessons.memory_calculator (lesson 15)
+    "DDP: every rank holds everything": "DDP: cada rank lo tiene todo",
+    "ZeRO-1: optimizer state sharded": "ZeRO-1: estado del optimizador fragmentado",
+    "ZeRO-2: optimizer state and gradients sharded": "ZeRO-2: estado del optimizador y gradientes fragmentados",
+    "FSDP2 / ZeRO-3: parameters, gradients and optimizer state sharded":
+        "FSDP2 / ZeRO-3: parámetros, gradientes y estado del optimizador fragmentados",
+    "fp32 parameters, gradients and optimizer state": "parámetros, gradientes y estado del optimizador en fp32",
+    "ZeRO paper: fp16 parameters and gradients, fp32 master copy and states":
+        "artículo de ZeRO: parámetros y gradientes en fp16, copia maestra y estados en fp32",
+    "parameters": "parámetros",
+    "gradients": "gradientes",
+    "optimizer": "optimizador",
+    "buckets": "buckets",
+    "activations": "activaciones",
+    "total": "total",
+    "Ψ = {psi:,} parameters, {world_size} rank(s), {strategy}, {optimizer}, {precision}":
+        "Ψ = {psi:,} parámetros, {world_size} rank(s), {strategy}, {optimizer}, {precision}",
+    "measured: this lesson's run with these settings (mean over ranks)":
+        "medido: la ejecución de esta lección con estos ajustes (media sobre los ranks)",
+    "measured: no run of this lesson had these settings":
+        "medido: ninguna ejecución de esta lección tuvo estos ajustes",
+    "per rank": "por rank",
+    "predicted": "predicho",
+    "measured": "medido",
+    "parameters Ψ": "parámetros Ψ",
+    "world size": "world size",
+    "sharding": "fragmentación",
+    "precision": "precisión",
+    "activations (bytes)": "activaciones (bytes)",
 }
