@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 import random
-from importlib import resources
 from pathlib import Path
 
-from ddp_lessons import launch, records
+from ddp_lessons import launch, records, scripts
 from ddp_lessons.checks.common import passed, ranks_are
 
-RUNNER = str(resources.files("ddp_lessons") / "scripts" / "crash_during_snapshot.py")
+RUNNER = scripts.path("crash_during_snapshot.py")
 """The packaged script that runs a script with its snapshot I/O observed, killing rank 0 mid-save."""
 CRASH_ENV = "DDP_LESSONS_CRASH_AT_SAVE"
 
