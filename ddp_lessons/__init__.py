@@ -4,7 +4,9 @@ Import the topic you need, e.g. ``from ddp_lessons import launch, records``; eac
 docstring names the lesson that teaches it.
 
 The layers, lowest first (a module imports only from its own layer or below; tests/test_layers.py
-checks it over the import graph):
+checks it over the import graph). Below them all, the job contract (``runtime/contract.py``: the
+environment names and run-directory layout launchers and ranks share) imports nothing of the
+package, and every module, a rank script included, may read it.
 
 0. **lesson helpers**: the top-level modules lessons and their scripts compute with (`backend`,
    `records`, `sampling`, `traffic`, `timing`, `quiz`, ...), ``plots/`` and ``scripts/``;

@@ -20,18 +20,12 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ddp_lessons.runtime.contract import BACKEND_ENV, BACKEND_REASON_ENV, CORES_ENV, THREADS_ENV
+
 if TYPE_CHECKING:
     import torch
 
 BACKENDS = ("gloo", "nccl")
-BACKEND_ENV = "DDP_LESSONS_BACKEND"
-"""Set (by the launcher's ``backend=`` argument) to force a backend instead of choosing one."""
-BACKEND_REASON_ENV = "DDP_LESSONS_BACKEND_REASON"
-"""Set by the launcher when it, not the student, forced the backend: why (e.g. simulated nodes)."""
-THREADS_ENV = "DDP_LESSONS_THREADS"
-"""Set by the launcher: the threads per rank it planned for every rank on this machine."""
-CORES_ENV = "DDP_LESSONS_CORES"
-"""Set (by the grader's ``--jobs``) to the cores one job may use, so parallel jobs divide the threads."""
 
 
 @dataclass(frozen=True)

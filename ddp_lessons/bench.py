@@ -37,7 +37,7 @@ from ddp_lessons import backend, launch, records, scripts
 from ddp_lessons.scripts import bench_train
 
 from ddp_lessons.scaling_results import (  # noqa: F401  (re-exported: lessons use bench.select etc.)
-    SCHEMA, _fmt, add_speedup, format_rows, load, oversubscription, reference, rows_from_records, save,
+    SCHEMA, add_speedup, format_rows, load, oversubscription, reference, rows_from_records, save,
     select, spread)
 
 

@@ -82,3 +82,11 @@ def test_wide_csv_has_one_row_per_student_and_one_column_per_exercise(tmp_path):
         {"student": "bob", "05_sampler": "3", "08_checkpoint": "2", "total": "5", "max_total": "6"},
         {"student": "carol", "05_sampler": "0", "08_checkpoint": "0", "total": "0", "max_total": "6"}]
     assert gradebook.wide_path(tmp_path / "grades.csv") == tmp_path / "grades-wide.csv"
+
+
+def test_grade_statuses_keep_their_words():
+    from ddp_lessons.grading.scoring import Status
+
+    assert [str(status) for status in Status] == ["graded", "not submitted", "unreadable", "timed out",
+                                                  "crashed", "did not run"]
+    assert f"{Status.TIMED_OUT}" == "timed out" and Status.CRASHED == "crashed"

@@ -22,6 +22,8 @@ LAYERS = [
     ("tools", ("ddp_lessons.grading", "ddp_lessons.tooling", "ddp_lessons.__main__"), 4),
     ("runtime", ("ddp_lessons.runtime",), 1),
 ]
+CONTRACT = "ddp_lessons.runtime.contract"
+"""The job contract sits below every layer: it imports nothing of the package, everything may read it."""
 RANK_SCRIPTS = ("ddp_lessons.scripts", "ddp_lessons.live.worker")
 """What torchrun runs on a rank: it imports only lesson helpers (and the worker its watchdog)."""
 RANK_SIDE_EXTRA = {"ddp_lessons.live.worker": {"ddp_lessons.live.watchdog"}}
@@ -45,6 +47,8 @@ def _under(module: str, prefix: str) -> bool:
 
 def layer(module: str) -> tuple[str, int]:
     """(layer name, rank) of a package module."""
+    if module == CONTRACT:
+        return "the job contract", -1
     if module in RUNNERS:
         return "runners", 2
     for name, prefixes, rank in LAYERS:
@@ -134,7 +138,7 @@ def violations(edges: list[Edge]) -> list[str]:
         if _under(e.source, "ddp_lessons.runtime") and _under(e.target, "ddp_lessons.plots"):
             found.append(f"{where}: the runtime draws nothing")
         if any(_under(e.source, prefix) for prefix in RANK_SCRIPTS) and not (
-                target_rank == 0 and not _under(e.target, "ddp_lessons.plots")
+                target_rank <= 0 and not _under(e.target, "ddp_lessons.plots")
                 or e.target in RANK_SIDE_EXTRA.get(e.source, ())):
             found.append(f"{where}: a rank script imports only lesson helpers (what runs in a rank)")
     found += [f"{e.source}:{e.line} imports {e.target}: the rank hooks import nothing of the package"
@@ -174,6 +178,8 @@ def test_the_package_keeps_its_layers():
     ([Edge("ddp_lessons.scripts.check_evaluate", "ddp_lessons.checks.metrics", 1)], "rank script"),
     ([Edge("ddp_lessons.live.worker", "ddp_lessons.launch", 1)], "rank script"),
     ([Edge("ddp_lessons.runtime.rank_hooks.sitecustomize", "ddp_lessons.records", 1)], "rank hooks"),
+    ([Edge("ddp_lessons.runtime.rank_hooks.sitecustomize", "ddp_lessons.runtime.contract", 1)], "rank hooks"),
+    ([Edge("ddp_lessons.runtime.contract", "ddp_lessons.records", 1)], "imports flow down"),
     ([Edge("ddp_lessons.plots.coverage", "ddp_lessons.sampling", 1),
       Edge("ddp_lessons.sampling", "torch", 1)], "plots import no torch"),
     ([Edge("ddp_lessons.plots.coverage", "matplotlib", 1), Edge("ddp_lessons.plots", "torch.nn", 1)],
@@ -190,7 +196,9 @@ def test_deferred_torch_and_allowed_imports_pass():
                        Edge("ddp_lessons.launch", "ddp_lessons.runtime.stacks", 1),
                        Edge("ddp_lessons.tooling.doctor", "ddp_lessons.launch", 1),
                        Edge("ddp_lessons.live.worker", "ddp_lessons.live.watchdog", 1),
-                       Edge("ddp_lessons.scripts.bench_train", "ddp_lessons.backend", 1)]) == []
+                       Edge("ddp_lessons.scripts.bench_train", "ddp_lessons.backend", 1),
+                       Edge("ddp_lessons.scripts.bench_train", "ddp_lessons.runtime.contract", 1),
+                       Edge("ddp_lessons.records", "ddp_lessons.runtime.contract", 1)]) == []
 
 
 def test_a_new_top_level_module_is_a_lesson_helper():

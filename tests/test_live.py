@@ -16,11 +16,12 @@ import pytest
 from IPython.core.error import UsageError
 
 from ddp_lessons import backend
-from ddp_lessons.runtime import processes, stacks
+from ddp_lessons.runtime import contract, processes, stacks
 from ddp_lessons.launch import LaunchError
 from ddp_lessons.live import hangs, magics, watchdog
 from ddp_lessons.live.group import LiveError, RankGroup
-from ddp_lessons.live.results import CellResult, RankCellError, RankInterrupt, RankOutput
+from ddp_lessons.live.results import CellEnd, CellResult, RankCellError, RankInterrupt, RankOutput, RankState
+from ddp_lessons.runtime.hang_report import HangReport
 
 
 def wait_until_gone(pids, seconds: float = 30.0) -> list[int]:
@@ -116,9 +117,9 @@ def test_shown_stacks_name_cells_instead_of_their_temporary_files():
 
 def test_a_timeout_summary_says_where_each_rank_waits_in_rank_order_and_the_error_carries_the_stacks():
     result = CellResult([RankOutput(0, "running"), RankOutput(1, "interrupted", error="KeyboardInterrupt")],
-                        timed_out=True, timeout=2, group_stopped=True, stack_tool="py-spy",
-                        stacks={1: "dump 1", 0: "dump 0"},
-                        where={1: "at cell line 6: time.sleep(60)", 0: "in all_reduce() at cell line 4: x"})
+                        timed_out=True, timeout=2, group_stopped=True,
+                        hang=HangReport(stacks={1: "dump 1", 0: "dump 0"}, tool="py-spy", where={
+                            1: "at cell line 6: time.sleep(60)", 0: "in all_reduce() at cell line 4: x"}))
     lines = result.summary().splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("where each rank was waiting"))
     assert "py-spy" in lines[start] and "%ranks stacks" in lines[start]
@@ -145,12 +146,18 @@ def test_a_failing_or_stopped_capture_never_hides_the_timeout(monkeypatch, tmp_p
 def test_ranks_stacks_prints_each_ranks_stack_or_why_there_is_none():
     group = RankGroup(2)
     assert magics.stacks_text(group).startswith("no stacks")
-    group.last_result = CellResult([RankOutput(0, "running")], timed_out=True, stack_note="py-spy is not "
-                                   "installed; faulthandler got no stack from rank(s) 0")
+    group.last_result = CellResult([RankOutput(0, "running")], timed_out=True, hang=HangReport(
+        note="py-spy is not installed; faulthandler got no stack from rank(s) 0"))
     assert magics.stacks_text(group).endswith("faulthandler got no stack from rank(s) 0")
-    group.last_result = CellResult([RankOutput(0, "running")], timed_out=True, stack_tool="faulthandler",
-                                   stacks={0: "Thread 1\n  frames\n"}, where={0: "at cell line 1: f()"})
+    group.last_result = CellResult([RankOutput(0, "running")], timed_out=True, hang=HangReport(
+        stacks={0: "Thread 1\n  frames\n"}, where={0: "at cell line 1: f()"}, tool="faulthandler"))
     assert magics.stacks_text(group) == "--- rank 0 (faulthandler): at cell line 1: f()\nThread 1\n  frames"
+
+
+def test_rank_states_and_cell_ends_keep_their_words():
+    assert [str(state) for state in RankState] == ["ok", "error", "interrupted", "running", "exited"]
+    assert [str(end) for end in CellEnd] == ["finished", "failure", "timeout", "interrupt", "ended"]
+    assert RankOutput(0, "ok").state == RankState.OK  # a plain word still compares equal
 
 
 def test_magics_need_a_started_group_first(monkeypatch):
@@ -222,7 +229,7 @@ class TestLiveGroup:
         assert group.gather("value") == [0, -1]  # still usable, variables kept
 
     def test_a_per_cell_timeout_interrupts_a_hung_python_cell_on_every_rank(self, group, monkeypatch):
-        monkeypatch.setenv(stacks.TOOL_ENV, "faulthandler")  # the fallback where py-spy is absent
+        monkeypatch.setenv(contract.STACK_TOOL_ENV, "faulthandler")  # the fallback where py-spy is absent
         result = group.execute("import time\ntime.sleep(60)", timeout=1)
         assert result.timed_out and [out.state for out in result.outputs] == ["interrupted"] * 2
         assert "time.sleep(60)" in result.outputs[0].traceback  # where each rank was
@@ -240,7 +247,7 @@ class TestLiveGroup:
         assert all("not reached" not in out.stdout for out in result.outputs)
 
     def test_zy_a_timeout_takes_every_ranks_stack_with_py_spy_before_interrupting(self, group, monkeypatch):
-        monkeypatch.setenv(stacks.TOOL_ENV, "py-spy")
+        monkeypatch.setenv(contract.STACK_TOOL_ENV, "py-spy")
         old_pids = group.tree.pids
         group.execute(EARLIER)
         result = group.execute(CELL, timeout=2)  # rank 0 all-reduces, rank 1 never does

@@ -8,16 +8,16 @@ from pathlib import Path
 
 from ddp_lessons import launch, records, scripts
 from ddp_lessons.checks.common import passed, ranks_are
+from ddp_lessons.runtime.contract import CRASH_AT_SAVE_ENV
 
 RUNNER = scripts.path("crash_during_snapshot.py")
 """The packaged script that runs a script with its snapshot I/O observed, killing rank 0 mid-save."""
-CRASH_ENV = "DDP_LESSONS_CRASH_AT_SAVE"
 
 
 def _run(script: str | os.PathLike, run_dir: Path, nproc: int, epochs: int, timeout: float,
          crash_at: int | None = None, max_restarts: int = 0) -> launch.RunResult:
     """Launch `script` under the runner; `crash_at`: kill rank 0 during that epoch's snapshot."""
-    env = {CRASH_ENV: str(crash_at)} if crash_at is not None else {}
+    env = {CRASH_AT_SAVE_ENV: str(crash_at)} if crash_at is not None else {}
     return launch.run_torchrun(RUNNER, nproc, args=[str(script), "--epochs", str(epochs), "--snapshot",
                                                     str((run_dir / "snapshot.pt").resolve())],
                                env=env, run_dir=run_dir, timeout=timeout, max_restarts=max_restarts,

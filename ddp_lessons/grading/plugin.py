@@ -10,6 +10,8 @@ import signal
 import time
 from queue import Empty
 
+from ddp_lessons.tracebacks import exception_text
+
 REPORT_OPTION = "--ddp-lessons-report"
 KERNEL_POLL = 0.5
 """Seconds between checks that the kernel still lives while nbval waits for a message."""
@@ -98,8 +100,7 @@ def failure_text(exc: BaseException, outputs: list | None) -> str:
     message = str(exc).strip()
     errors = [out for out in outputs or [] if out.get("output_type") == "error"]
     if message == _NBVAL_EXCEPTION and errors:
-        evalue = errors[-1]["evalue"].strip()
-        message = errors[-1]["ename"] + (f": {evalue}" if evalue else "")
+        message = exception_text(errors[-1]["ename"], errors[-1]["evalue"].strip())
     return message or type(exc).__name__
 
 
