@@ -13,7 +13,8 @@ import pytest
 
 from ddp_lessons import backend
 from ddp_lessons.launch import LaunchError
-from ddp_lessons.live.group import LiveError, RankGroup
+from ddp_lessons.live.group import RankGroup
+from ddp_lessons.live.results import LiveError
 from ddp_lessons.runtime import contract, stacks
 from helpers import CELL, EARLIER, wait_until_gone
 

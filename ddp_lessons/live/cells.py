@@ -13,7 +13,7 @@ import time
 from typing import TYPE_CHECKING, Sequence
 
 from ddp_lessons.live import hangs
-from ddp_lessons.live.results import CellEnd, CellResult, collect
+from ddp_lessons.live.results import CellEnd, CellResult, LiveError, collect
 from ddp_lessons.runtime import processes
 
 if TYPE_CHECKING:
@@ -60,8 +60,6 @@ class CellRunner:
         return [out.value for out in result.outputs]
 
     def _targets(self, ranks: Sequence[int] | None) -> list[int]:
-        from ddp_lessons.live.group import LiveError
-
         group = self.group
         if not group.running:
             raise LiveError("no live ranks are running: start them with `%ranks start 2` "

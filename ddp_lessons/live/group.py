@@ -30,17 +30,13 @@ from typing import Mapping, Sequence
 from ddp_lessons import backend as _backend
 from ddp_lessons import launch
 from ddp_lessons.live.cells import CellRunner
-from ddp_lessons.live.results import CellResult
+from ddp_lessons.live.results import CellResult, LiveError
 from ddp_lessons.records import new_run_dir
 from ddp_lessons.runtime import contract, processes
 
 WORKER = Path(__file__).with_name("worker.py")
 DEFAULT_CELL_TIMEOUT = launch.DEFAULT_TIMEOUT
 START_TIMEOUT = 180.0
-
-
-class LiveError(RuntimeError):
-    """The live group could not start, or is not running."""
 
 
 class RankGroup:

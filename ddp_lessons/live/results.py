@@ -131,6 +131,10 @@ class CellResult(HangFields):
             raise error
 
 
+class LiveError(RuntimeError):
+    """The live group could not start, or is not running."""
+
+
 class RankCellError(RuntimeError):
     """A live cell failed on at least one rank; the message gives every rank's state, ``.result``
     the `CellResult` (with ``.stacks`` and ``.where`` after a timeout)."""
