@@ -11,20 +11,22 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import IO, Mapping, Sequence
 
-from ddp_lessons import backend
+from ddp_lessons import backend, tracebacks
 from ddp_lessons.runtime import processes
+from ddp_lessons.runtime.contract import PREFIX_ENV
+from ddp_lessons.runtime.rank_output import tail
 
 DEFAULT_TIMEOUT = 120.0
-_RANK_ERROR = re.compile(r"^\[rank (\d+)\] (?:\[rank\d+\]: ?)?([A-Za-z_][\w.]*(?:Error|Exception)\b.*)")
-RANK_PREFIX = {"TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE": "[rank ${rank}] "}
+RANK_PREFIX = {PREFIX_ENV: "[rank ${rank}] "}
 """torchrun's prefix for each worker line it copies (read by torch.distributed.run, under accelerate too)."""
+TAIL_LINES = 12
+"""How many of its last lines a failed run's error shows."""
+_RANK_LINE = re.compile(r"^\[rank (\d+)\] (.*)")
 
 
 @dataclass
@@ -44,6 +46,14 @@ class AccelerateLaunchError(RuntimeError):
     def __init__(self, message: str, run: AccelerateRun):
         super().__init__(message)
         self.run = run
+
+
+class AccelerateFailedError(AccelerateLaunchError):
+    """`accelerate launch` exited with an error (a rank failed); the message names the first rank's error."""
+
+
+class AccelerateTimeoutError(AccelerateLaunchError, TimeoutError):
+    """`accelerate launch` ran past its timeout (often a hang) and every process of it was killed."""
 
 
 def accelerate_command(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] = (),
@@ -67,53 +77,44 @@ def run_accelerate(script: str | os.PathLike, nproc: int = 2, args: Sequence[str
                    env: Mapping[str, str] | None = None, echo: bool = True) -> AccelerateRun:
     """Run `accelerate launch` on `script`; print its lines as they come; return or raise.
 
-    On timeout, failure or Jupyter's stop button every process of the run is stopped, by pid.
+    On timeout, failure or Jupyter's stop button every process of the run is stopped, by pid
+    (`AccelerateTimeoutError` or `AccelerateFailedError`, both `AccelerateLaunchError`s).
     """
     run = AccelerateRun(accelerate_command(script, nproc, args, mixed_precision))
     child_env = {**os.environ, "PYTHONUNBUFFERED": "1",
                  "OMP_NUM_THREADS": str(backend.threads_per_rank(nproc)), **RANK_PREFIX, **(env or {})}
     start = time.perf_counter()
-    tree = processes.Tree()
-    agent = subprocess.Popen(run.command, env=child_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1)
-    tree.scan(agent.pid)
-    reader = threading.Thread(target=_read, args=(agent.stdout, run, echo), daemon=True)
-    reader.start()
+    job = processes.Job()
     try:  # the deadline, or KeyboardInterrupt from Jupyter's stop button: stop every process seen
-        finished = processes.wait([agent], tree, time.monotonic() + timeout)
+        job.start(run.command, child_env, lambda stream: _read(stream, run, echo), merge_stderr=True)
+        finished = job.wait(time.monotonic() + timeout)
     finally:
-        processes.stop([agent], tree)  # also workers left behind by a failed agent, if any
-        _finish(run, agent, reader, tree, start)
+        job.stop()  # also workers left behind by a failed agent, if any
+        job.finish()
+        run.returncode, run.pids = job.returncodes[0] if job.procs else None, job.tree.pids
+        run.wall_seconds = time.perf_counter() - start
     if not finished:
-        raise AccelerateLaunchError(f"accelerate launch did not finish within {timeout:g} s and was "
-                                    f"killed (all {len(run.pids)} processes)", run)
+        raise AccelerateTimeoutError(f"accelerate launch did not finish within {timeout:g} s and was "
+                                     f"killed (all {len(run.pids)} processes)", run)
     if run.returncode != 0:
-        tail = "\n".join("    " + line for line in run.lines[-12:])
-        raise AccelerateLaunchError(f"accelerate launch exited with code {run.returncode}{first_error(run)}; "
-                                    f"the end of its output:\n{tail}", run)
+        raise AccelerateFailedError(f"accelerate launch exited with code {run.returncode}{first_error(run)}; "
+                                    f"the end of its output:\n{tail(run.lines, TAIL_LINES)}", run)
     return run
 
 
 def first_error(run: AccelerateRun) -> str:
     """': rank R: <the exception line>' for the first rank that printed an exception, else ''."""
     for line in run.lines:
-        match = _RANK_ERROR.match(line)
-        if match:
-            return f": rank {match.group(1)}: {match.group(2)}"
+        match = _RANK_LINE.match(line)
+        parsed = tracebacks.parse_exception(match[2]) if match else None
+        if parsed is not None:
+            return f": rank {match[1]}: {tracebacks.exception_text(*parsed)}"
     return ""
 
 
-def _read(stream, run: AccelerateRun, echo: bool) -> None:
+def _read(stream: IO[str], run: AccelerateRun, echo: bool) -> None:
     """Collect the launcher's lines (its workers share its stdout) and print them from Python."""
     for line in stream:
         run.lines.append(line.rstrip("\r\n"))
         if echo:
             print(run.lines[-1], flush=True)
-
-
-def _finish(run: AccelerateRun, agent: subprocess.Popen, reader: threading.Thread,
-            tree: processes.Tree, start: float) -> None:
-    reader.join(timeout=5)
-    run.returncode = agent.returncode
-    run.pids = tree.pids
-    run.wall_seconds = time.perf_counter() - start

@@ -10,25 +10,22 @@ The rule the course teaches:
   simulated nodes, more ranks share the machine than one node's LOCAL_WORLD_SIZE).
 
 Training scripts still call ``torch.cuda.set_device``, ``dist.init_process_group`` and ``DDP``
-themselves; this module only makes the decision and says why.
+themselves; this module only makes the decision and says why. The rule itself, `placement`, needs
+no torch (``plots.diagrams`` draws it); torch is imported where a device or the GPUs are needed.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import torch
+from ddp_lessons.runtime.contract import BACKEND_ENV, BACKEND_REASON_ENV, CORES_ENV, THREADS_ENV
+
+if TYPE_CHECKING:
+    import torch
 
 BACKENDS = ("gloo", "nccl")
-BACKEND_ENV = "DDP_LESSONS_BACKEND"
-"""Set (by the launcher's ``backend=`` argument) to force a backend instead of choosing one."""
-BACKEND_REASON_ENV = "DDP_LESSONS_BACKEND_REASON"
-"""Set by the launcher when it, not the student, decided the backend: why (e.g. simulated nodes)."""
-THREADS_ENV = "DDP_LESSONS_THREADS"
-"""Set by the launcher: the threads per rank it planned for every rank on this machine."""
-CORES_ENV = "DDP_LESSONS_CORES"
-"""Set (by the grader's ``--jobs``) to the cores one job may use, so parallel jobs divide the threads."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +59,8 @@ def cpu_cores() -> int:
 
 def gpu_count() -> int:
     """How many CUDA GPUs torch can see (0 without CUDA)."""
+    import torch
+
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
@@ -70,10 +69,32 @@ def threads_per_rank(local_world_size: int, cores: int | None = None) -> int:
     return max(1, (cores or cpu_cores()) // max(1, local_world_size))
 
 
+def placement(local_rank: int, local_world_size: int, gpus: int, forced: str | None = None,
+              forced_reason: str | None = None) -> tuple[str, str, str]:
+    """(backend, device, reason) for one of `local_world_size` ranks on a machine with `gpus` GPUs,
+    e.g. ``("nccl", "cuda:1", ...)``: the course's rule, without torch (`choose` applies it)."""
+    if forced not in (None, *BACKENDS):
+        raise ValueError(f"{BACKEND_ENV}={forced!r}: choose one of {BACKENDS}")
+    if forced == "nccl" and gpus < local_world_size:
+        raise RuntimeError(f"nccl needs one GPU per local rank: {local_world_size} ranks, {gpus} GPU(s); "
+                           "use gloo to share GPUs or the CPU")
+
+    if gpus == 0:  # the launcher says why where a simulated node was given none of the machine's GPUs
+        return "gloo", "cpu", forced_reason or "no GPU on this machine: gloo on CPU"
+    if forced == "gloo":
+        return "gloo", f"cuda:{local_rank % gpus}", forced_reason or "gloo asked for explicitly"
+    if gpus >= local_world_size:
+        return "nccl", f"cuda:{local_rank}", f"each of {local_world_size} local rank(s) has its own GPU ({gpus} visible)"
+    return ("gloo", f"cuda:{local_rank % gpus}",
+            f"{local_world_size} ranks share {gpus} GPU(s): nccl allows one rank per GPU")
+
+
 def choose(local_rank: int | None = None, local_world_size: int | None = None,
            gpus: int | None = None, cores: int | None = None,
            forced: str | None = None) -> Choice:
     """Decide backend/device/threads for this rank; arguments default to torchrun's environment."""
+    import torch
+
     local_rank = int(os.environ.get("LOCAL_RANK", 0)) if local_rank is None else local_rank
     if local_world_size is None:
         local_world_size = int(os.environ.get("LOCAL_WORLD_SIZE", 1))
@@ -82,22 +103,6 @@ def choose(local_rank: int | None = None, local_world_size: int | None = None,
         forced = os.environ.get(BACKEND_ENV) or None
     planned = os.environ.get(THREADS_ENV) if cores is None else None
     threads = int(planned) if planned else threads_per_rank(local_world_size, cores)
-
-    if forced not in (None, *BACKENDS):
-        raise ValueError(f"{BACKEND_ENV}={forced!r}: choose one of {BACKENDS}")
-    if forced == "nccl" and gpus < local_world_size:
-        raise RuntimeError(f"nccl needs one GPU per local rank: {local_world_size} ranks, {gpus} GPU(s); "
-                           "use gloo to share GPUs or the CPU")
-
-    if gpus == 0:  # the launcher says why where a simulated node was given none of the machine's GPUs
-        why = os.environ.get(BACKEND_REASON_ENV) or "no GPU on this machine: gloo on CPU"
-        return Choice("gloo", torch.device("cpu"), threads, why)
-    if forced == "gloo":
-        device = torch.device("cuda", local_rank % gpus)
-        why = os.environ.get(BACKEND_REASON_ENV) or "gloo asked for explicitly"
-        return Choice("gloo", device, threads, why)
-    if gpus >= local_world_size:
-        return Choice("nccl", torch.device("cuda", local_rank), threads,
-                      f"each of {local_world_size} local rank(s) has its own GPU ({gpus} visible)")
-    return Choice("gloo", torch.device("cuda", local_rank % gpus), threads,
-                  f"{local_world_size} ranks share {gpus} GPU(s): nccl allows one rank per GPU")
+    name, device, reason = placement(local_rank, local_world_size, gpus, forced,
+                                     os.environ.get(BACKEND_REASON_ENV))
+    return Choice(name, torch.device(device), threads, reason)

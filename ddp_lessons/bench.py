@@ -33,11 +33,11 @@ from typing import Any
 
 import torch
 
-from ddp_lessons import backend, launch, records
+from ddp_lessons import backend, launch, records, scripts
 from ddp_lessons.scripts import bench_train
 
 from ddp_lessons.scaling_results import (  # noqa: F401  (re-exported: lessons use bench.select etc.)
-    SCHEMA, _fmt, add_speedup, format_rows, load, oversubscription, reference, rows_from_records, save,
+    SCHEMA, add_speedup, format_rows, load, oversubscription, reference, rows_from_records, save,
     select, spread)
 
 
@@ -65,7 +65,7 @@ class Settings:
 
 def script_path() -> Path:
     """Path of the packaged benchmark training script (torchrun runs it by path)."""
-    return Path(bench_train.__file__)
+    return Path(scripts.path("bench_train.py"))
 
 
 def load_script() -> ModuleType:

@@ -61,12 +61,22 @@ def script_diff(before: str | os.PathLike, after: str | os.PathLike, context: in
     return ScriptDiff(tuple(lines))
 
 
-def written_script(notebook: str | os.PathLike, path: str) -> str:
-    """The text a notebook's ``%%writefile <path>`` cell writes (lesson 12 diffs lesson 7's script)."""
-    import nbformat  # only this helper reads notebooks
+def written_scripts(notebook: str | os.PathLike) -> list[tuple[str, str]]:
+    """(path, text) of every ``%%writefile <path>`` cell of a notebook, in order: what running it writes."""
+    import nbformat  # only these helpers read notebooks
 
+    written = []
     for cell in nbformat.read(notebook, as_version=4).cells:
         first, _, body = cell.source.partition("\n")
-        if cell.cell_type == "code" and first.split() == ["%%writefile", path]:
-            return body.rstrip("\n") + "\n"
+        words = first.split()
+        if cell.cell_type == "code" and len(words) == 2 and words[0] == "%%writefile":
+            written.append((words[1], body.rstrip("\n") + "\n"))
+    return written
+
+
+def written_script(notebook: str | os.PathLike, path: str) -> str:
+    """The text a notebook's ``%%writefile <path>`` cell writes (lesson 12 diffs lesson 7's script)."""
+    for written, text in written_scripts(notebook):
+        if written == path:
+            return text
     raise LookupError(f"{notebook} has no '%%writefile {path}' cell")

@@ -63,7 +63,7 @@ class SamplerExplorer:
         """One line on the current split: samples per rank, and padding or truncation per epoch."""
         s = self.settings()
         per_rank = sampling.samples_per_rank(s["size"], s["world_size"], s["drop_last"])
-        note = coverage.epoch_note(self.shards()[0], s["size"]) or "every index exactly once"
+        note = sampling.epoch_note(self.shards()[0], s["size"]) or "every index exactly once"
         order = ("same order every epoch (set_epoch not called)" if s["shuffle"] and not s["set_epoch"]
                  else "new order every epoch" if s["shuffle"] else "no shuffle: same order every epoch")
         return (f"{s['world_size']} rank(s) x {per_rank} samples = {per_rank * s['world_size']} visits of "

@@ -23,22 +23,21 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from ddp_lessons import backend as _backend
-from ddp_lessons.runtime import diagnose, processes, stacks
-from ddp_lessons.runtime.diagnose import RankFailedError, RunTimeoutError  # noqa: F401 (the launcher's API)
-from ddp_lessons.runtime.rank_output import PREFIX_ENV, RANK_MARK, pump
+from ddp_lessons.records import new_run_dir
+from ddp_lessons.runtime import contract, diagnose, processes, stacks
 from ddp_lessons.runtime import progress as _progress
-from ddp_lessons.records import RUN_DIR_ENV, new_run_dir
+from ddp_lessons.runtime.diagnose import RankFailedError, RunTimeoutError  # noqa: F401 (the launcher's API)
+from ddp_lessons.runtime.hang_report import HangFields, HangReport, capture
+from ddp_lessons.runtime.rank_output import pump
 
 DEFAULT_TIMEOUT = 120.0
 """Seconds a run may take; well under the course's nbval cell timeout (300 s)."""
 
 LOCAL_ADDR = "127.0.0.1"
 """Local runs rendezvous on loopback only: nothing listens on the machine's network addresses."""
-SEPARATE_STORE_ENV = "TORCH_DISABLE_SHARE_RDZV_TCP_STORE"
-"""=1: each attempt's ranks get a fresh store instead of the rendezvous store (safe restarts)."""
 
 
 class LaunchError(RuntimeError):
@@ -46,7 +45,7 @@ class LaunchError(RuntimeError):
 
 
 @dataclass
-class RunResult:
+class RunResult(HangFields):
     """What a finished run left behind: per-rank output, return code, wall time and run directory."""
 
     command: list[str]
@@ -58,14 +57,8 @@ class RunResult:
     rank_lines: dict[int, list[str]] = field(default_factory=dict)
     launcher_lines: list[str] = field(default_factory=list)
     pids: set[int] = field(default_factory=set)
-    stacks: dict[int, str] = field(default_factory=dict)
-    """On a timeout: each live rank's Python stack, taken before the kill."""
-    stack_tool: str | None = None
-    """"py-spy" or "faulthandler": what took `stacks`; None if nothing could (see `stack_note`)."""
-    where: dict[int, str] = field(default_factory=dict)
-    """On a timeout: {rank: one line}, the rank's innermost line of the script and the torch call."""
-    stack_note: str = ""
-    stack_seconds: float = 0.0
+    hang: HangReport = field(default_factory=HangReport)
+    """On a timeout: where each live rank was, taken before the kill (also as ``.stacks``, ``.where``)."""
     restarts: int = 0
     """Times torchrun restarted the workers after a failure (``max_restarts``; lesson 12)."""
 
@@ -168,66 +161,72 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
     validate(script, nproc, backend, nnodes=nnodes)
     run_dir = Path(run_dir) if run_dir is not None else new_run_dir(Path(script).stem)
     run_dir.mkdir(parents=True, exist_ok=True)
-    threads = threads_per_rank or _backend.threads_per_rank(nproc * nnodes)
-    child_env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": str(threads),
-                 PREFIX_ENV: RANK_MARK, RUN_DIR_ENV: str(run_dir.resolve()),
-                 _backend.THREADS_ENV: str(threads), **(env or {})}
-    child_env["PYTHONPATH"] = os.pathsep.join(  # ranks record evidence: see rank_hooks/
-        p for p in (str(stacks.HOOKS_DIR), child_env.get("PYTHONPATH")) if p)
-    node_gpus = _split_gpus(nproc, nnodes)
-    if node_gpus is not None and not node_gpus[0] and _backend.gpu_count():
-        child_env[_backend.BACKEND_REASON_ENV] = (
-            f"{_backend.gpu_count()} GPU(s) cannot be split over {nnodes} simulated nodes, so no node "
-            "sees one: gloo on CPU")
-    if backend is not None:
-        child_env[_backend.BACKEND_ENV] = backend
-    if max_restarts:  # torch 2.13: restarted workers sharing the agent's store can read the failed
-        child_env.setdefault(SEPARATE_STORE_ENV, "1")  # attempt's gloo addresses and fail; see lesson 12
-    endpoint = f"{LOCAL_ADDR}:{free_port()}" if nnodes > 1 else None
-    rdzv_id = f"ddp-course-{uuid.uuid4().hex[:8]}"
-    commands = [torchrun_command(script, nproc, args, log_dir=run_dir / "torchrun-logs" / f"node{n}",
-                                 nnodes=nnodes, rdzv_endpoint=endpoint, rdzv_id=rdzv_id,
-                                 is_host=n == 0, max_restarts=max_restarts)
-                for n in range(nnodes)]
+    node_envs = _node_environments(run_dir, nproc, nnodes, env, backend, threads_per_rank, max_restarts)
+    commands = _node_commands(script, nproc, args, run_dir, nnodes, max_restarts)
     result = RunResult(command=commands[0], nproc=nproc, nnodes=nnodes, run_dir=run_dir)
-
     watcher = _progress.Watcher(run_dir, nproc * nnodes).start() if progress else None
-    start, deadline = time.perf_counter(), time.monotonic() + timeout
-    lock = threading.Lock()
-    tree = processes.Tree()
-    agents, readers = [], []
+    job = processes.Job()
     try:
-        for cmd in commands:
-            node_env = dict(child_env)
-            if node_gpus is not None:  # each simulated node sees only its own GPUs, as cuda:0..
-                node_env["CUDA_VISIBLE_DEVICES"] = node_gpus[len(agents)]
-            agent = subprocess.Popen(cmd, env=node_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1)
-            agents.append(agent)
-            tree.scan(agent.pid)
-            readers += [threading.Thread(target=pump, args=(stream, result, lock, echo), daemon=True)
-                        for stream in (agent.stdout, agent.stderr)]
-        for reader in readers:
-            reader.start()
-        _wait(agents, tree, deadline)
-    except subprocess.TimeoutExpired:
-        try:  # where is each rank stuck? (ask before the kill; even a stop press must not skip it)
-            stacks.take(result, [agent.pid for agent in agents], script)
-        finally:
-            processes.stop(agents, tree)
-            _finish(result, agents, readers, tree, start)
-        raise RunTimeoutError(diagnose.timeout_message(result, timeout), result) from None
-    except BaseException:  # KeyboardInterrupt from Jupyter's stop button, or anything else
-        processes.stop(agents, tree)
-        _finish(result, agents, readers, tree, start)
-        raise
+        _supervise(job, result, commands, node_envs, script, timeout, echo)
     finally:
         if watcher is not None:
-            watcher.stop(ok=all(agent.returncode == 0 for agent in agents))
-    _finish(result, agents, readers, tree, start)
+            watcher.stop(ok=all(code == 0 for code in job.returncodes))
     if result.returncode != 0:
         raise RankFailedError.of(result)
     return result
+
+
+def _node_environments(run_dir: Path, nproc: int, nnodes: int, env: Mapping[str, str] | None,
+                       backend: str | None, threads_per_rank: int | None, max_restarts: int) -> list[dict]:
+    """Each torchrun agent's environment (the job contract's rank environment, plus its node's GPUs)."""
+    threads = threads_per_rank or _backend.threads_per_rank(nproc * nnodes)
+    node_gpus = _split_gpus(nproc, nnodes)
+    reason = None
+    if node_gpus is not None and not node_gpus[0] and _backend.gpu_count():
+        reason = (f"{_backend.gpu_count()} GPU(s) cannot be split over {nnodes} simulated nodes, so no node "
+                  "sees one: gloo on CPU")
+    child_env = contract.rank_environment(run_dir, threads, backend=backend, backend_reason=reason, extra=env)
+    if max_restarts:  # torch 2.13: restarted workers sharing the agent's store can read the failed
+        child_env.setdefault(contract.SEPARATE_STORE_ENV, "1")  # attempt's gloo addresses and fail; lesson 12
+    if node_gpus is None:
+        return [child_env] * nnodes
+    # each simulated node sees only its own GPUs, as cuda:0..
+    return [{**child_env, "CUDA_VISIBLE_DEVICES": gpus} for gpus in node_gpus]
+
+
+def _node_commands(script: str | os.PathLike, nproc: int, args: Sequence[str], run_dir: Path, nnodes: int,
+                   max_restarts: int) -> list[list[str]]:
+    """One torchrun command per (simulated) node; the first hosts the rendezvous."""
+    endpoint = f"{LOCAL_ADDR}:{free_port()}" if nnodes > 1 else None
+    rdzv_id = f"ddp-course-{uuid.uuid4().hex[:8]}"
+    return [torchrun_command(script, nproc, args, log_dir=contract.torchrun_log_dir(run_dir, n), nnodes=nnodes,
+                             rdzv_endpoint=endpoint, rdzv_id=rdzv_id, is_host=n == 0, max_restarts=max_restarts)
+            for n in range(nnodes)]
+
+
+def _supervise(job: processes.Job, result: RunResult, commands: list[list[str]], node_envs: list[dict],
+               script: str | os.PathLike, timeout: float, echo: bool) -> None:
+    """Start the agents, stream their output into `result`, wait; on a timeout, Jupyter's stop button
+    or any error, stop every process of the job (on a timeout after taking each rank's stack)."""
+    start, deadline = time.perf_counter(), time.monotonic() + timeout
+    lock = threading.Lock()
+    try:
+        for command, node_env in zip(commands, node_envs):
+            job.start(command, node_env, lambda stream: pump(stream, result, lock, echo))
+        _wait(job, deadline)
+    except subprocess.TimeoutExpired:
+        try:  # where is each rank stuck? (ask before the kill; even a stop press must not skip it)
+            result.hang = capture(stacks.rank_pids(proc.pid for proc in job.procs), result.run_dir,
+                                  locate=lambda text: stacks.where(text, script))
+        finally:
+            job.stop()
+            _finish(result, job, start)
+        raise RunTimeoutError(diagnose.timeout_message(result, timeout), result) from None
+    except BaseException:  # KeyboardInterrupt from Jupyter's stop button, or anything else
+        job.stop()
+        _finish(result, job, start)
+        raise
+    _finish(result, job, start)
 
 
 def _split_gpus(nproc: int, nnodes: int) -> list[str] | None:
@@ -241,31 +240,27 @@ def _split_gpus(nproc: int, nnodes: int) -> list[str] | None:
     return [",".join(ids[n * per_node:(n + 1) * per_node]) for n in range(nnodes)]
 
 
-def _wait(agents: list[subprocess.Popen], tree: processes.Tree, deadline: float,
-          grace: float = 10.0) -> None:
+def _wait(job: processes.Job, deadline: float, grace: float = 10.0) -> None:
     """Wait for every agent; once one fails, give the others `grace` seconds, then stop them.
     Raise `subprocess.TimeoutExpired` at `deadline` (`time.monotonic()`), the processes left running."""
-    if processes.wait(agents, tree, deadline, grace=grace):
+    if job.wait(deadline, grace=grace):
         return
-    if any(agent.poll() not in (None, 0) for agent in agents):
-        processes.stop(agents, tree)  # a failed rank's peers outlived their grace period
+    if job.failed:
+        job.stop()  # a failed rank's peers outlived their grace period
         return
     raise subprocess.TimeoutExpired("torchrun", deadline)
 
 
-def _finish(result: RunResult, agents: list[subprocess.Popen], readers: Iterable[threading.Thread],
-            tree: processes.Tree, start: float) -> None:
-    result.pids = tree.pids
-    for reader in readers:
-        reader.join(timeout=5)
-    codes = [agent.returncode for agent in agents]
+def _finish(result: RunResult, job: processes.Job, start: float) -> None:
+    result.pids = job.tree.pids
+    job.finish()
+    codes = job.returncodes
     result.returncode = next((code for code in codes if code != 0), 0) if None not in codes else None
     result.wall_seconds = time.perf_counter() - start
-    result.restarts = count_restarts(result.run_dir / "torchrun-logs")
+    result.restarts = count_restarts(contract.torchrun_log_dir(result.run_dir))
 
 
 def count_restarts(log_root: Path) -> int:
     """Worker restarts torchrun made: it logs each attempt to ``<node>/<run id>/attempt_<n>``."""
     attempts = [int(p.name.split("_")[1]) for p in log_root.glob("*/*/attempt_*")]
     return max(attempts, default=0)
-

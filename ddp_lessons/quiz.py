@@ -22,6 +22,7 @@ import string
 from typing import Sequence
 
 from ddp_lessons import i18n
+from ddp_lessons.frontend import kernel_with_widgets
 from ddp_lessons.i18n import tr
 
 LETTERS = string.ascii_lowercase
@@ -93,7 +94,7 @@ class Quiz:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {"text/plain": self.text(), "text/html": self.html()}
-        if _live_kernel():
+        if kernel_with_widgets():
             view = self.widget()._repr_mimebundle_()
             bundle.update({k: v for k, v in view.items() if k != "text/plain"})
         return bundle
@@ -109,17 +110,6 @@ def _index(choice: int | str, options: Sequence[str]) -> int:
         if choice in options:
             return options.index(choice)
     raise ValueError(f"{choice!r} is not one of the options (use a letter a-{LETTERS[len(options) - 1]})")
-
-
-def _live_kernel() -> bool:
-    """True inside a Jupyter kernel that can show widgets."""
-    try:
-        from IPython import get_ipython
-        import ipywidgets  # noqa: F401
-    except ImportError:
-        return False
-    shell = get_ipython()
-    return shell is not None and getattr(shell, "kernel", None) is not None
 
 
 _last: Quiz | None = None

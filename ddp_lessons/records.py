@@ -15,13 +15,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-RUN_DIR_ENV = "DDP_LESSONS_RUN_DIR"
-"""The launcher puts the run directory here; under a bare torchrun records go to ./runs/manual."""
+from ddp_lessons.runtime.contract import MANUAL_RUN_DIR, PROGRESS_RECORD, RUN_DIR_ENV, record_glob, record_path
 
 
 def run_dir() -> Path:
     """The current run's directory (from the launcher), or ./runs/manual under a bare torchrun."""
-    return Path(os.environ.get(RUN_DIR_ENV) or Path("runs") / "manual")
+    return Path(os.environ.get(RUN_DIR_ENV) or MANUAL_RUN_DIR)
 
 
 def new_run_dir(label: str, root: str | os.PathLike = "runs") -> Path:
@@ -37,7 +36,7 @@ def write(name: str, data: dict[str, Any], rank: int | None = None,
     rank = int(os.environ.get("RANK", 0)) if rank is None else rank
     directory = Path(directory) if directory is not None else run_dir()
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{name}.rank{rank}.json"
+    path = record_path(directory, name, rank)
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "w") as f:
@@ -51,7 +50,7 @@ def write(name: str, data: dict[str, Any], rank: int | None = None,
 
 def load(directory: str | os.PathLike, name: str) -> list[dict[str, Any]]:
     """All ranks' records `name` from `directory`, one dict per rank, sorted by rank."""
-    paths = sorted(Path(directory).glob(f"{name}.rank*.json"))
+    paths = sorted(Path(directory).glob(record_glob(name)))
     if not paths:
         raise FileNotFoundError(f"no records named {name!r} in {directory} "
                                 "(did every rank call records.write with this name?)")
@@ -59,8 +58,6 @@ def load(directory: str | os.PathLike, name: str) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda row: row["rank"])
 
 
-PROGRESS = "progress"
-"""The record name of live progress (``progress.rankR.json``), read by `ddp_lessons.runtime.progress`."""
 PROGRESS_INTERVAL = 0.25
 """Seconds between two progress writes of one rank at most (the first and last step always write)."""
 _progress_state: dict[str, float] = {}
@@ -86,7 +83,7 @@ def progress(step: int, total: int, *, samples: int | None = None, force: bool =
         return False
     _progress_state["last"] = now
     state = _progress_state
-    write(PROGRESS, {"step": step, "total": total, "samples": samples, "time": now,
+    write(PROGRESS_RECORD, {"step": step, "total": total, "samples": samples, "time": now,
                      "start": state["start"], "start_step": state["start_step"],
                      "start_samples": state["start_samples"], **extra})
     return True

@@ -9,14 +9,15 @@ r, r + W, r + 2W, ... of the (shuffled, padded) index list, not a contiguous blo
 from __future__ import annotations
 
 import math
-
-import torch
+from typing import Any, Mapping, Sequence
 
 
 def epoch_order(size: int, epoch: int = 0, seed: int = 0, shuffle: bool = True) -> list[int]:
     """The index order all ranks agree on for one epoch: a permutation seeded by seed + epoch."""
     if not shuffle:
         return list(range(size))
+    import torch  # torch's own generator, so the order is DistributedSampler's (plots import no torch)
+
     generator = torch.Generator()
     generator.manual_seed(seed + epoch)
     return torch.randperm(size, generator=generator).tolist()
@@ -65,3 +66,37 @@ def coverage_summary(shards: list[list[int]], size: int) -> dict[str, object]:
         "repeated": sorted(i for i, n in seen.items() if n > 1),
         "disjoint": all(n == 1 for n in seen.values()),
     }
+
+
+def contiguous_blocks(size: int, world_size: int) -> list[list[int]]:
+    """The WRONG mental model of DistributedSampler: rank r takes the r-th contiguous block."""
+    block = math.ceil(size / world_size)
+    return [list(range(r * block, min(size, (r + 1) * block))) for r in range(world_size)]
+
+
+def index_visits(shards: Sequence[Sequence[int]], size: int) -> list[list[tuple[int, int]]]:
+    """For each data index, the (rank, step) pairs that visit it in one epoch."""
+    visits: list[list[tuple[int, int]]] = [[] for _ in range(size)]
+    for rank, shard in enumerate(shards):
+        for step, index in enumerate(shard):
+            if not 0 <= index < size:
+                raise ValueError(f"rank {rank} visits index {index}, outside the data set [0, {size})")
+            visits[index].append((rank, step))
+    return visits
+
+
+def epoch_note(shards: Sequence[Sequence[int]], size: int) -> str:
+    """How one epoch departs from 'each index once': e.g. '+2 repeated', '-1 dropped', or ''."""
+    summary = coverage_summary([list(s) for s in shards], size)
+    notes = []
+    if summary["visited"] > summary["distinct"]:
+        notes.append(f"+{summary['visited'] - summary['distinct']} repeated")
+    if summary["missing"]:
+        notes.append(f"-{len(summary['missing'])} dropped")
+    return ", ".join(notes)
+
+
+def shards_from_records(rows: Sequence[Mapping[str, Any]], variant: str) -> list[list[list[int]]]:
+    """Per-epoch shards of one recorded variant: rows (one per rank) -> [epoch][rank] -> indices."""
+    per_rank = [row["variants"][variant]["epochs"] for row in rows]
+    return [[epochs[e] for epochs in per_rank] for e in range(len(per_rank[0]))]

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import torch
-
 
 @dataclass(frozen=True)
 class Transfer:
@@ -26,11 +24,6 @@ class Transfer:
     def total(self) -> float:
         """Bytes sent plus bytes received."""
         return self.sent + self.received
-
-
-def parameter_bytes(model: torch.nn.Module) -> int:
-    """Bytes of the trainable parameters (= bytes of their gradients)."""
-    return sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad)
 
 
 def ring_allreduce_bytes(tensor_bytes: float, world_size: int) -> float:

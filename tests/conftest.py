@@ -1,4 +1,5 @@
-"""Fixtures shared by the tests: how a check test expects a hint, and the solution scripts it breaks."""
+"""Fixtures shared by the tests: how a check test expects a hint, the solution scripts it breaks, a
+process group of one, and Chromium for the browser tests. Plain helpers: tests/helpers.py, tests/browser.py."""
 import re
 from pathlib import Path
 
@@ -32,3 +33,29 @@ def solution_script(tmp_path):
         path.write_text(source)
         return path
     return write
+
+
+@pytest.fixture
+def group_of_one():
+    """This process as rank 0 of a 1-rank gloo group (an in-memory store: no port, no torchrun);
+    yields that rank's `backend.choose()`. Restores this process's torch threads after."""
+    import torch
+    import torch.distributed as dist
+
+    from ddp_lessons import backend
+
+    threads = torch.get_num_threads()
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        yield backend.choose(local_rank=0, local_world_size=1, gpus=0, cores=1, forced="gloo")
+    finally:
+        dist.destroy_process_group()
+        torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def chromium() -> str:
+    """Chromium's path (checked before JupyterLab starts, so a skip costs nothing)."""
+    from browser import require_chromium
+
+    return require_chromium()

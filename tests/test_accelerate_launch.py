@@ -30,13 +30,13 @@ def test_two_processes_join_one_gloo_group_and_their_lines_come_back_per_rank():
 
 @pytest.mark.slow
 def test_a_failing_rank_raises_with_its_error_in_the_message():
-    with pytest.raises(accelerate_launch.AccelerateLaunchError, match="rank 1: ValueError: rank 1 was told to fail"):
+    with pytest.raises(accelerate_launch.AccelerateFailedError, match="rank 1: ValueError: rank 1 was told to fail"):
         accelerate_launch.run_accelerate(SCRIPT, 2, ["fail"], echo=False, timeout=120)
 
 
 @pytest.mark.slow
 def test_a_hang_is_killed_at_the_timeout_with_every_process():
-    with pytest.raises(accelerate_launch.AccelerateLaunchError, match="did not finish within 20 s") as caught:
+    with pytest.raises(accelerate_launch.AccelerateTimeoutError, match="did not finish within 20 s") as caught:
         accelerate_launch.run_accelerate(SCRIPT, 2, ["hang"], echo=False, timeout=20)
     assert len(caught.value.run.pids) >= 3  # the agent and both workers
     assert not processes.alive(caught.value.run.pids)
@@ -48,3 +48,10 @@ def test_first_error_names_the_rank_and_its_exception_line():
         "[rank 1] [rank1]: ValueError: rank 1 was told to fail", "torch...ChildFailedError:"])
     assert accelerate_launch.first_error(run) == ": rank 1: ValueError: rank 1 was told to fail"
     assert accelerate_launch.first_error(accelerate_launch.AccelerateRun(command=[], lines=["ok"])) == ""
+
+
+def test_a_timeout_and_a_failure_are_distinct_errors_as_in_the_launcher():
+    assert issubclass(accelerate_launch.AccelerateTimeoutError, TimeoutError)
+    assert not issubclass(accelerate_launch.AccelerateFailedError, TimeoutError)
+    for error in (accelerate_launch.AccelerateTimeoutError, accelerate_launch.AccelerateFailedError):
+        assert issubclass(error, accelerate_launch.AccelerateLaunchError)  # what lesson 14 may catch

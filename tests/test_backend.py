@@ -75,16 +75,15 @@ def test_init_process_group_gets_a_device_id_only_under_nccl(gpus, ranks, device
 
 def test_every_course_script_passes_device_id_to_init_process_group():
     """nccl's barrier() warns (and may guess the wrong GPU) in a group that was given no device."""
-    import json
     import re
-    from pathlib import Path
-    root = Path(__file__).resolve().parent.parent
-    sources = {str(p.relative_to(root)): p.read_text() for p in (root / "ddp_lessons" / "scripts").glob("*.py")}
-    for folder in ("notebooks", "solutions"):
-        for nb in sorted((root / folder).glob("*.ipynb")):
-            for i, cell in enumerate(json.loads(nb.read_text())["cells"]):
-                if cell["cell_type"] == "code" and "".join(cell["source"]).startswith("%%writefile"):
-                    sources[f"{nb.relative_to(root)} cell {i}"] = "".join(cell["source"])
+
+    from ddp_lessons.diffs import written_scripts
+    from helpers import NOTEBOOKS, ROOT, SOLUTIONS
+    sources = {str(p.relative_to(ROOT)): p.read_text() for p in (ROOT / "ddp_lessons" / "scripts").glob("*.py")}
+    for folder in (NOTEBOOKS, SOLUTIONS):
+        for nb in sorted(folder.glob("*.ipynb")):
+            for path, text in written_scripts(nb):
+                sources[f"{nb.relative_to(ROOT)}: {path}"] = text
     calls = {name: re.findall(r"dist\.init_process_group\((.*)\)", text) for name, text in sources.items()}
     calls = {name: [c for c in found if not c.startswith(('"gloo"', 'backend="gloo"'))]  # CPU-only
              for name, found in calls.items()}

@@ -1,23 +1,7 @@
 """The bench's training loop as importable code: does one step of it run in this process, in a process
 group of one (gloo), without torchrun, and count the all-reduces each sync mode makes?"""
-import pytest
-import torch
-import torch.distributed as dist
 
-from ddp_lessons import backend
 from ddp_lessons.scripts import bench_train
-
-
-@pytest.fixture
-def group_of_one():
-    """This process as rank 0 of a 1-rank gloo group (an in-memory store: no port, no torchrun)."""
-    threads = torch.get_num_threads()
-    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-    try:
-        yield backend.choose(local_rank=0, local_world_size=1, gpus=0, cores=1, forced="gloo")
-    finally:
-        dist.destroy_process_group()
-        torch.set_num_threads(threads)  # measure() sets this process's threads
 
 
 def one_step_plan(sync, accumulate=1, name="mlp/weak"):

@@ -1,6 +1,6 @@
 """A real browser: JupyterLab headless, Chromium runs a `%%ranks` cell and sees both ranks' output.
 
-Reuses the quiz browser test's helpers (Chromium check, server start, quiet settings). Needs
+Uses tests/browser.py (Chromium check, server start, quiet settings). Needs
 Chromium; without it the test skips with the install hint (fails under CI). Screenshots go to
 ``test-output/``.
 """
@@ -8,8 +8,8 @@ Chromium; without it the test skips with the install hint (fails under CI). Scre
 import psutil
 import pytest
 
+from browser import SCREENSHOTS, UI_TIMEOUT_MS, notebook_page, serve_lab, write_notebook
 from ddp_lessons.runtime import processes
-from test_browser_quiz import SCREENSHOTS, UI_TIMEOUT_MS, notebook_page, require_chromium, serve_lab, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -17,11 +17,6 @@ START_RANKS_MS = 240_000  # a torchrun start on a busy 2-core machine
 CELLS = ["%load_ext ddp_lessons.live\n%ranks start 2",
          "%%ranks\nprint(f'hello from rank {rank} of {world_size}')",
          "%ranks stop"]
-
-
-@pytest.fixture
-def chromium() -> str:
-    return require_chromium()
 
 
 @pytest.fixture

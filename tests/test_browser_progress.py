@@ -1,6 +1,6 @@
 """A real browser sees live per-rank progress bars move while a real 2-rank job runs in a cell.
 
-JupyterLab headless, Chromium through Playwright (see test_browser_quiz.py for what it needs).
+JupyterLab headless, Chromium through Playwright (tests/browser.py says what it needs).
 The cell runs ``launch.run_torchrun(..., progress=True)`` on a script whose ranks report with
 ``records.progress``; the test reads each rank's bar label from the page while the job runs.
 """
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from test_browser_quiz import SCREENSHOTS, UI_TIMEOUT_MS, notebook_page, require_chromium, serve_lab, write_notebook
+from browser import SCREENSHOTS, UI_TIMEOUT_MS, notebook_page, require_chromium, serve_lab, write_notebook
+from ddp_lessons.runtime import contract
 
 pytestmark = pytest.mark.browser
 
@@ -36,7 +37,7 @@ def lab(tmp_path):
     notebooks.mkdir()
     progress_notebook(notebooks)
     # the real detection: a kernel started by the server, not a forced mode
-    with serve_lab(tmp_path, notebooks, drop_env=("DDP_LESSONS_PROGRESS",)) as (base, token, _):
+    with serve_lab(tmp_path, notebooks, drop_env=(contract.PROGRESS_MODE_ENV,)) as (base, token, _):
         yield f"{base}/lab/tree/progress.ipynb?token={token}"
 
 

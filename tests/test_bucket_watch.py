@@ -1,18 +1,10 @@
 """BucketWatch records each layer's backward and each DDP bucket's launch, run and completion."""
 import pytest
 import torch
-import torch.distributed as dist
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 from ddp_lessons import bucket_watch, timing
-
-
-@pytest.fixture
-def one_rank_group():
-    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-    yield
-    dist.destroy_process_group()
 
 
 def watched_model(cap_mb, layers=4, width=512):
@@ -39,7 +31,7 @@ def train_steps(model, watch, steps=2):
     return records
 
 
-def test_one_bucket_per_1_mib_layer_after_the_first_step(one_rank_group):
+def test_one_bucket_per_1_mib_layer_after_the_first_step(group_of_one):
     model, watch = watched_model(cap_mb=1)
     first, second = train_steps(model, watch)
     assert len(first["buckets"]) == 1  # before DDP has seen the order gradients become ready
@@ -52,7 +44,7 @@ def test_one_bucket_per_1_mib_layer_after_the_first_step(one_rank_group):
     assert {b["bytes"] for b in second["buckets"]} == {(512 * 512 + 512) * 4}
 
 
-def test_gloo_runs_each_all_reduce_between_its_launch_and_its_completion(one_rank_group):
+def test_gloo_runs_each_all_reduce_between_its_launch_and_its_completion(group_of_one):
     model, watch = watched_model(cap_mb=1)
     step = train_steps(model, watch)[1]
     slack = 0.5  # ms: the profiler's clock and the host clock are read a few microseconds apart
@@ -61,7 +53,7 @@ def test_gloo_runs_each_all_reduce_between_its_launch_and_its_completion(one_ran
     assert all(b["end"] <= step["backward_end"] <= step["step_end"] for b in step["buckets"])
 
 
-def test_the_watch_counts_the_all_reduces_no_sync_skips(one_rank_group):
+def test_the_watch_counts_the_all_reduces_no_sync_skips(group_of_one):
     model, watch = watched_model(cap_mb=25)
     train_steps(model, watch, steps=1)
     watch.reset()
@@ -81,7 +73,7 @@ def test_run_times_go_to_buckets_in_launch_order_and_only_when_counts_match():
     assert not bucket_watch.add_run_times(other, []) and other == [{"start": 1.0}]
 
 
-def test_a_failing_backward_leaves_no_profiler_running(one_rank_group):
+def test_a_failing_backward_leaves_no_profiler_running(group_of_one):
     model, watch = watched_model(cap_mb=25)
     with pytest.raises(RuntimeError, match="boom"):
         with watch.backward():

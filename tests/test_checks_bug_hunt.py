@@ -1,23 +1,20 @@
 """`checks.bug_hunt` (exercise 10): each check catches its own planted bug, whatever the other four do."""
-from pathlib import Path
-
-import nbformat
 import pytest
 
 from ddp_lessons import checks
+from ddp_lessons.diffs import written_script
 from ddp_lessons.tooling import exercises
+from helpers import EXERCISES, SOLUTIONS
 
-ROOT = Path(__file__).resolve().parents[1]
 BUGS = ["unused parameter", "device_ids=[rank]", "shuffle=True", "no set_epoch", "barrier under rank 0"]
 """The solution's regions, in script order: each one's EXERCISE SHOWS part plants one bug."""
 
 
 def script_with(bugs, folder):
     """The solution's training script with the `bugs` planted (by name) and the others fixed."""
-    cell = next(c for c in nbformat.read(ROOT / "solutions" / "10_bug_hunt.ipynb", as_version=4).cells
-                if c.source.startswith("%%writefile scripts/10_bug_hunt.py"))
+    source = written_script(SOLUTIONS / "10_bug_hunt.ipynb", "scripts/10_bug_hunt.py")
     lines, region, part = [], -1, None
-    for line in cell.source.split("\n")[1:]:
+    for line in source.rstrip("\n").split("\n"):
         marker = line.strip()
         if marker == exercises.CODE_MARKERS[0]:
             region, part = region + 1, "fix"
@@ -35,9 +32,8 @@ def script_with(bugs, folder):
 
 
 def test_the_untouched_script_is_the_solution_with_all_five_bugs_planted(tmp_path):
-    exercise = nbformat.read(ROOT / "exercises" / "10_bug_hunt.ipynb", as_version=4)
-    source = next(c.source for c in exercise.cells if c.source.startswith("%%writefile scripts/10_bug_hunt"))
-    assert source.split("\n", 1)[1] + "\n" == script_with(BUGS, tmp_path).read_text()
+    source = written_script(EXERCISES / "10_bug_hunt.ipynb", "scripts/10_bug_hunt.py")
+    assert source == script_with(BUGS, tmp_path).read_text()
 
 
 IN_PROCESS = [("device_ids=[rank]", checks.device_ids_per_node, "rank 2 (local rank 0) asked DDP for GPU(s) [2]"),

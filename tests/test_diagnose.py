@@ -136,3 +136,10 @@ def test_a_multi_line_error_gives_a_one_line_cause_and_the_root_is_the_earliest_
     assert failures[0].cause == ("failed: RuntimeError: Expected to have finished reduction in the "
                                  "prior iteration ...")
     assert "Parameter indices" in failures[0].error
+
+
+def test_failure_kinds_keep_their_words_and_root_causes_sort_first():
+    kinds = list(diagnose.FailureKind)
+    assert [str(kind) for kind in kinds] == ["signal", "exit", "raised", "peer-lost", "stopped", "unknown"]
+    assert [kind.is_root_cause for kind in kinds] == [True, True, True, False, False, True]
+    assert f"{diagnose.FailureKind.PEER_LOST}" == "peer-lost" and diagnose.FailureKind("raised").is_root_cause

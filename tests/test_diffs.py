@@ -1,7 +1,8 @@
 """Script diffs: exactly the changed lines, labelled by file name, coloured and escaped in HTML."""
+import nbformat
 import pytest
 
-from ddp_lessons.diffs import script_diff
+from ddp_lessons.diffs import script_diff, written_script, written_scripts
 
 
 def write(path, text):
@@ -49,11 +50,19 @@ def test_identical_scripts_say_so(tmp_path):
 
 
 def test_written_script_is_the_text_of_a_notebooks_writefile_cell(tmp_path):
-    import nbformat
-    from ddp_lessons.diffs import written_script
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("%%writefile scripts/a.py\nprint(1)"),
                                          nbformat.v4.new_code_cell("%%writefile -a scripts/b.py\nx")])
     nbformat.write(nb, tmp_path / "n.ipynb")
     assert written_script(tmp_path / "n.ipynb", "scripts/a.py") == "print(1)\n"
     with pytest.raises(LookupError, match="scripts/b.py"):
         written_script(tmp_path / "n.ipynb", "scripts/b.py")
+
+
+def test_written_scripts_lists_every_writefile_cell_in_order(tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("%%writefile scripts/a.py\nprint(1)\n\n"),
+                                         nbformat.v4.new_markdown_cell("%%writefile scripts/not_code.py"),
+                                         nbformat.v4.new_code_cell("%%writefile -a scripts/b.py\nx"),
+                                         nbformat.v4.new_code_cell("%%writefile scripts/c.py\ny")])
+    path = tmp_path / "n.ipynb"
+    nbformat.write(nb, path)
+    assert written_scripts(path) == [("scripts/a.py", "print(1)\n"), ("scripts/c.py", "y\n")]

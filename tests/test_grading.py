@@ -1,11 +1,11 @@
-"""The grader: scoring rules on their own, then real nbval runs of a small synthetic exercise."""
+"""The grader end to end: submissions graded by real nbval runs of a small synthetic exercise (and every
+solution). Its parts alone: test_grading_restore, _scoring, _plugin, _gradebook, _jobs, _sandbox, _feedback."""
 import csv
 import re
 import time
 from pathlib import Path
 
 import nbformat
-import nbformat.v4 as v4
 import pytest
 
 from ddp_lessons import grading
@@ -19,92 +19,6 @@ CELL_TIMEOUT = 10
 NOTEBOOK_TIMEOUT = 120
 
 
-# --- rules, without running anything ----------------------------------------------------------------
-
-def test_restore_puts_back_check_source_and_points_and_clears_outputs(course):
-    _, exercise = course
-    tampered = answer(exercise, "return 0", "total = 0")
-    tampered.cells[4].source = "pass"
-    tampered.cells[4].metadata["ddp_lessons"]["points"] = 100
-    tampered.cells[1].outputs = [v4.new_output("stream", name="stdout", text="42\n")]
-    tampered.cells[1].execution_count = 7
-    checks = exercises.check_cells(nbformat.read(course[0], as_version=4))
-    placed = grading.restore_checks(tampered, checks)
-    assert placed == {checks[0].id: 1, checks[1].id: 3}
-    assert tampered.cells[4].source == checks[1].source
-    assert tampered.cells[4].metadata["ddp_lessons"]["points"] == 3
-    assert tampered.cells[1].outputs == [] and tampered.cells[1].execution_count is None
-
-
-def test_a_pasted_check_with_a_new_id_is_found_by_its_source(course):
-    _, exercise = course
-    checks = exercises.check_cells(exercise)
-    pasted = nbformat.from_dict(exercise)
-    pasted.cells[2].id = "pasted-cell"
-    del pasted.cells[4]
-    assert grading.restore_checks(pasted, checks) == {checks[0].id: 1}
-
-
-def test_one_cell_cannot_stand_in_for_two_checks(course):
-    """A student who pastes check 2's source over check 1 and deletes check 2 gets one check, not two."""
-    _, exercise = course
-    checks = exercises.check_cells(exercise)
-    merged = nbformat.from_dict(exercise)
-    merged.cells[2].source = checks[1].source
-    del merged.cells[4]
-    assert grading.restore_checks(merged, checks) == {checks[0].id: 1}
-    assert merged.cells[2].source == checks[0].source
-
-
-def result(cell, error=None, timed_out=False):
-    return {cell: {"cell": cell, "error": error, "timed_out": timed_out}}
-
-
-def test_only_checks_that_passed_score_and_failures_show_their_first_line(course):
-    checks = exercises.check_cells(course[1])
-    placed = {checks[0].id: 1, checks[1].id: 3}
-    results = {**result(0), **result(1), **result(2), **result(3, "AssertionError: hint: add")}
-    grade = grading.score("99_synthetic", "bob", checks, placed, results)
-    assert (grade.points, grade.max_points) == (2, 5)
-    assert grade.failed_checks == ["cell 3: AssertionError: hint: add"]
-
-
-def test_a_timed_out_cell_voids_the_exercise_and_is_named_first(course):
-    checks = exercises.check_cells(course[1])
-    placed = {checks[0].id: 1, checks[1].id: 3}
-    results = {**result(0), **result(1), **result(2, "Timeout of 10 seconds exceeded", True),
-               **result(3)}
-    grade = grading.score("99_synthetic", "carol", checks, placed, results)
-    assert grade.points == 0
-    assert grade.failed_checks == ["cell 2: Timeout of 10 seconds exceeded",
-                                   "cell 1: not scored: cell 2 timed out",
-                                   "cell 3: not scored: cell 2 timed out"]
-
-
-def test_a_deleted_check_scores_nothing_and_is_reported(course):
-    checks = exercises.check_cells(course[1])
-    grade = grading.score("99_synthetic", "dan", checks, {checks[0].id: 1}, {**result(0), **result(1)})
-    assert grade.points == 2
-    assert grade.failed_checks == [f"check {checks[1].id}: missing from the notebook"]
-
-
-class FakeNbvalError(Exception):
-    pass
-
-
-@pytest.mark.parametrize("message, outputs, expected", [
-    ("Cell execution caused an exception",
-     [{"output_type": "error", "ename": "AssertionError", "evalue": "hint: use set_epoch\nmore"}],
-     "AssertionError: hint: use set_epoch"),
-    ("Cell execution caused an exception", [{"output_type": "error", "ename": "AssertionError",
-                                             "evalue": ""}], "AssertionError"),
-    ("Timeout of 10 seconds exceeded executing cell", [], "Timeout of 10 seconds exceeded executing cell"),
-    ("", None, "FakeNbvalError"),
-])
-def test_failure_line_is_the_exception_or_nbvals_reason(message, outputs, expected):
-    assert grading.failure_line(FakeNbvalError(message), outputs) == expected
-
-
 def test_missing_and_unreadable_submissions_score_zero_without_a_kernel(course, tmp_path):
     solution, _ = course
     missing = grading.grade_notebook(tmp_path / "nobody.ipynb", solution, "erin")
@@ -112,24 +26,6 @@ def test_missing_and_unreadable_submissions_score_zero_without_a_kernel(course, 
     broken = grading.grade_notebook(tmp_path / "broken.ipynb", solution, "frank")
     assert (missing.points, missing.max_points, missing.failed_checks) == (0, 5, ["not submitted"])
     assert broken.points == 0 and broken.failed_checks[0].startswith("unreadable notebook:")
-
-
-def test_gradebook_csv_has_the_agreed_columns_and_joins_failures(tmp_path):
-    grades = [grading.Grade("bob", "99_synthetic", 2, 5, ["cell 3: AssertionError: a", "cell 5: b"])]
-    grading.write_gradebook(grades, tmp_path / "grades.csv")
-    with open(tmp_path / "grades.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
-    assert rows == [{"student": "bob", "exercise": "99_synthetic", "points": "2", "max_points": "5",
-                     "failed_checks": "cell 3: AssertionError: a | cell 5: b"}]
-
-
-def test_summary_table_has_a_row_per_student_and_totals():
-    grades = [grading.Grade("alice", "01_a", 3, 3), grading.Grade("alice", "02_b", 1, 4),
-              grading.Grade("bob", "01_a", 0, 3), grading.Grade("bob", "02_b", 4, 4)]
-    lines = grading.summary_table(grades).splitlines()
-    assert lines[0].split() == ["student", "01_a", "02_b", "total"]
-    assert lines[1].split() == ["alice", "3/3", "1/4", "4/7"]
-    assert lines[2].split() == ["bob", "0/3", "4/4", "4/7"]
 
 
 # --- real runs: pytest, nbval, a kernel per notebook ---------------------------------------------

@@ -110,3 +110,11 @@ def test_spanish_over_limit_feedback_has_no_english_in_it(kind, value, spanish, 
     grade.language = "en"
     assert f"**Over a limit**: this notebook {note}, so this exercise scores zero." in \
         feedback.student_markdown("dana", [grade])
+
+
+def test_grade_statuses_keep_their_words():
+    from ddp_lessons.grading.scoring import Status
+
+    assert [str(status) for status in Status] == ["graded", "not submitted", "unreadable", "timed out",
+                                                  "crashed", "did not run", "over a limit"]
+    assert f"{Status.TIMED_OUT}" == "timed out" and Status.CRASHED == "crashed"

@@ -54,3 +54,20 @@ def test_loading_the_plugin_does_not_import_torch():
     probe = "import sys, ddp_lessons.grading.plugin; print('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           check=True).stdout.strip() == "False"
+
+
+class FakeNbvalError(Exception):
+    pass
+
+
+@pytest.mark.parametrize("message, outputs, expected", [
+    ("Cell execution caused an exception",
+     [{"output_type": "error", "ename": "AssertionError", "evalue": "hint: use set_epoch\nmore"}],
+     "AssertionError: hint: use set_epoch"),
+    ("Cell execution caused an exception", [{"output_type": "error", "ename": "AssertionError",
+                                             "evalue": ""}], "AssertionError"),
+    ("Timeout of 10 seconds exceeded executing cell", [], "Timeout of 10 seconds exceeded executing cell"),
+    ("", None, "FakeNbvalError"),
+])
+def test_failure_line_is_the_exception_or_nbvals_reason(message, outputs, expected):
+    assert plugin.failure_line(FakeNbvalError(message), outputs) == expected

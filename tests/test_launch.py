@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ddp_lessons import launch, records
-from ddp_lessons.runtime import processes, stacks
+from ddp_lessons.runtime import contract, processes, stacks
 
 SCRIPTS = Path(__file__).parent / "scripts"
 
@@ -72,7 +72,7 @@ def test_failing_rank_is_named_with_its_traceback(tmp_path):
 @pytest.mark.parametrize("tool", ["auto", "faulthandler"])
 def test_hang_says_where_each_rank_waits_then_kills_every_process(tmp_path, monkeypatch, tool):
     """Rank 0 sleeps, rank 1 waits for it in a barrier: the timeout names both lines."""
-    monkeypatch.setenv(stacks.TOOL_ENV, tool)
+    monkeypatch.setenv(contract.STACK_TOOL_ENV, tool)
     expected_tool = stacks.check().tool if tool == "auto" else tool  # py-spy where ptrace works
     start = time.perf_counter()
     with pytest.raises(launch.RunTimeoutError) as info:

@@ -41,8 +41,8 @@ def test_package_data_globs_match_the_files_the_package_needs():
     for pattern in data["ddp_lessons"]:
         assert list((ROOT / "ddp_lessons").glob(pattern)), f"package-data {pattern!r} matches no file"
     shipped = {path for pattern in data["ddp_lessons"] for path in (ROOT / "ddp_lessons").glob(pattern)}
-    from ddp_lessons.runtime import stacks
-    assert stacks.HOOKS_DIR / "sitecustomize.py" in shipped  # put on every rank's PYTHONPATH
+    from ddp_lessons.runtime import contract
+    assert contract.HOOKS_DIR / "sitecustomize.py" in shipped  # put on every rank's PYTHONPATH
 
 
 def test_console_scripts_name_functions_that_exist():

@@ -5,7 +5,7 @@ from torch.utils.data.distributed import DistributedSampler
 
 from ddp_lessons import sampling
 from ddp_lessons.plots import coverage
-from ddp_lessons.plots.figures import png_bytes
+from ddp_lessons.plots.figures import png_bytes, rank_color, repeat_color, text_color
 
 
 def epochs_of(size, world, epochs=1, **kwargs):
@@ -29,49 +29,24 @@ def repeat_marks(ax):
     return [p for p in ax.patches if not p.get_fill() and p.get_linestyle() not in ("-", "solid")]
 
 
-def test_contiguous_blocks_are_not_what_distributed_sampler_does():
-    assert coverage.contiguous_blocks(12, 3) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]
-    assert coverage.contiguous_blocks(10, 3) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
-    assert sampling.all_shards(12, 3, shuffle=False) != coverage.contiguous_blocks(12, 3)
-
-
-def test_index_visits_lists_rank_and_step_including_padding_and_gaps():
-    padded = coverage.index_visits(sampling.all_shards(10, 4, shuffle=False), 10)
-    assert padded[0] == [(0, 0), (2, 2)] and padded[1] == [(1, 0), (3, 2)] and padded[9] == [(1, 2)]
-    dropped = coverage.index_visits(sampling.all_shards(10, 4, shuffle=False, drop_last=True), 10)
-    assert dropped[8] == [] and dropped[9] == [] and dropped[5] == [(1, 1)]
-
-
-def test_index_outside_the_data_set_is_refused():
-    with pytest.raises(ValueError, match="outside the data set"):
-        coverage.index_visits([[0, 5]], 5)
-
-
-@pytest.mark.parametrize("size, world, drop_last, note", [
-    (12, 3, False, ""), (10, 3, False, "+2 repeated"), (10, 3, True, "-1 dropped"),
-    (10, 4, True, "-2 dropped"), (2, 3, False, "+1 repeated")])
-def test_epoch_note_counts_padding_and_truncation(size, world, drop_last, note):
-    assert coverage.epoch_note(sampling.all_shards(size, world, drop_last=drop_last), size) == note
-
-
-def test_shards_from_records_gives_epoch_then_rank():
-    rows = [{"rank": 0, "variants": {"v": {"epochs": [[0, 2], [3, 1]]}}},
-            {"rank": 1, "variants": {"v": {"epochs": [[1, 3], [0, 2]]}}}]
-    assert coverage.shards_from_records(rows, "v") == [[[0, 2], [1, 3]], [[3, 1], [0, 2]]]
+def test_the_lessons_coverage_data_helpers_stay_reachable_from_the_plot_module():
+    """Lessons call coverage.contiguous_blocks and coverage.shards_from_records (now in sampling)."""
+    assert coverage.contiguous_blocks is sampling.contiguous_blocks
+    assert coverage.shards_from_records is sampling.shards_from_records
 
 
 def test_each_cell_has_the_colour_of_the_rank_that_visits_it():
     fig = coverage.plot_shard_coverage(epochs_of(12, 3, shuffle=False), 12)
     ax = fig.axes[0]
     for rank in range(3):
-        assert sorted(x + 0.5 for x, _, _ in cells(ax, coverage.rank_color(rank))) == list(range(rank, 12, 3))
+        assert sorted(x + 0.5 for x, _, _ in cells(ax, rank_color(rank))) == list(range(rank, 12, 3))
 
 
 def test_padding_draws_two_stripes_and_an_outline_per_repeated_index():
     size, world, epochs = 10, 3, 2
     fig = coverage.plot_shard_coverage(epochs_of(size, world, epochs), size)
     ax = fig.axes[0]
-    visits = sum(len(cells(ax, coverage.rank_color(r))) + len(cells(ax, coverage.repeat_color(r)))
+    visits = sum(len(cells(ax, rank_color(r))) + len(cells(ax, repeat_color(r)))
                  for r in range(world))
     assert visits == epochs * sampling.samples_per_rank(size, world) * world  # 12 per epoch
     assert len(outlines(ax)) == len(repeat_marks(ax)) == epochs * 2
@@ -107,9 +82,9 @@ def test_strided_vs_contiguous_shows_both_pictures():
     fig = coverage.plot_strided_vs_contiguous(12, 3)
     titles = [ax.get_title() for ax in fig.axes]
     assert len(titles) == 2 and "WRONG" in titles[0] and "r+W" in titles[1]
-    first_block = sorted(x + 0.5 for x, _, _ in cells(fig.axes[0], coverage.rank_color(0)))
+    first_block = sorted(x + 0.5 for x, _, _ in cells(fig.axes[0], rank_color(0)))
     assert first_block == [0, 1, 2, 3]
-    assert sorted(x + 0.5 for x, _, _ in cells(fig.axes[1], coverage.rank_color(0))) == [0, 3, 6, 9]
+    assert sorted(x + 0.5 for x, _, _ in cells(fig.axes[1], rank_color(0))) == [0, 3, 6, 9]
 
 
 def test_panels_stack_one_axes_per_entry():
@@ -121,7 +96,7 @@ def test_panels_stack_one_axes_per_entry():
 def test_the_repeat_stripe_is_the_visit_past_the_end_of_the_padded_order():
     """10 samples, 4 ranks, no shuffle: the order is padded with 0, 1; ranks 2 and 3 repeat them at step 2."""
     ax = coverage.plot_shard_coverage(epochs_of(10, 4, shuffle=False), 10).axes[0]
-    light = {rank: [round(x + 0.5) for x, _, _ in cells(ax, coverage.repeat_color(rank))] for rank in range(4)}
+    light = {rank: [round(x + 0.5) for x, _, _ in cells(ax, repeat_color(rank))] for rank in range(4)}
     assert light == {0: [], 1: [], 2: [0], 3: [1]}
     assert sorted(round(p.get_x() + 0.5) for p in repeat_marks(ax)) == [0, 1]
 
@@ -133,14 +108,14 @@ def test_step_numbers_in_split_cells_are_large_and_contrast_with_their_stripe():
     for text in numbers:
         stripe = next(p for p in ax.patches if p.get_fill() and p.contains_point(
             ax.transData.transform(text.get_position())))
-        assert text.get_color() == coverage.text_color(stripe.get_facecolor())
+        assert text.get_color() == text_color(stripe.get_facecolor())
 
 
 @pytest.mark.parametrize("background, text", [
     ("#ff7f0e", "black"), ("#2ca02c", "black"), ("#d62728", "white"), ("#1f77b4", "white"),
     ("white", "black"), ("black", "white")])
 def test_text_colour_is_the_one_with_more_contrast(background, text):
-    assert coverage.text_color(background) == text
+    assert text_color(background) == text
 
 
 def test_panels_with_split_cells_get_taller_rows():

@@ -3,7 +3,7 @@ import pytest
 from matplotlib.colors import to_rgba
 
 from ddp_lessons.plots import training
-from ddp_lessons.plots.coverage import rank_color
+from ddp_lessons.plots.figures import rank_color
 from ddp_lessons.plots.figures import png_bytes
 
 RUN1 = [{"rank": 0, "epochs": [0, 1, 2], "loss": [8.0, 2.0, 0.5]},

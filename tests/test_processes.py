@@ -114,3 +114,27 @@ def test_wait_returns_true_as_soon_as_every_process_has_ended():
     start = time.monotonic()
     assert processes.wait(quick, processes.Tree(), start + 50) is True
     assert all(proc.returncode == 0 for proc in quick) and time.monotonic() - start < 20
+
+
+def test_a_job_reads_each_processes_streams_and_reports_its_exit_codes():
+    lines = []
+    job = processes.Job()
+    job.start([sys.executable, "-c", "import sys; print('out'); print('err', file=sys.stderr)"], {},
+              lambda stream: lines.extend(line.strip() for line in stream))
+    job.start([sys.executable, "-c", "print('merged'); raise SystemExit(3)"], {},
+              lambda stream: lines.extend(line.strip() for line in stream), merge_stderr=True)
+    assert job.wait(time.monotonic() + 30)
+    job.finish()
+    assert sorted(lines) == ["err", "merged", "out"] and job.returncodes == [0, 3] and job.failed
+
+
+def test_a_job_past_its_deadline_is_stopped_with_every_process_it_started():
+    job = processes.Job()
+    job.start(SLEEPERS, {}, lambda stream: [None for _ in stream])
+    deadline = time.monotonic() + 2
+    while len(job.tree.pids) < 3 and time.monotonic() < deadline + 10:  # the sleepers' children appear
+        job.wait(time.monotonic() + 0.5)
+    assert not job.wait(time.monotonic() + 0.5)
+    job.stop()
+    job.finish()
+    assert len(job.tree.pids) == 3 and not processes.alive(job.tree.pids)

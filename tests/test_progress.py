@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ddp_lessons import launch, records
-from ddp_lessons.runtime import progress
+from ddp_lessons.runtime import contract, progress
 
 SCRIPTS = Path(__file__).parent / "scripts"
 
@@ -40,7 +40,7 @@ class RecordingDisplay:
 
 
 def test_progress_writes_at_most_once_per_interval_but_always_the_first_and_last_step(tmp_path, monkeypatch):
-    monkeypatch.setenv(records.RUN_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(contract.RUN_DIR_ENV, str(tmp_path))
     clock = FakeClock()
     monkeypatch.setattr(records.time, "time", clock)
     written = []
@@ -52,7 +52,7 @@ def test_progress_writes_at_most_once_per_interval_but_always_the_first_and_last
 
 
 def test_progress_record_holds_step_total_samples_times_and_extras(tmp_path, monkeypatch):
-    monkeypatch.setenv(records.RUN_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(contract.RUN_DIR_ENV, str(tmp_path))
     monkeypatch.setenv("RANK", "1")
     clock = FakeClock()
     monkeypatch.setattr(records.time, "time", clock)
@@ -67,7 +67,7 @@ def test_progress_record_holds_step_total_samples_times_and_extras(tmp_path, mon
 
 
 def test_force_writes_within_the_interval(tmp_path, monkeypatch):
-    monkeypatch.setenv(records.RUN_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(contract.RUN_DIR_ENV, str(tmp_path))
     monkeypatch.setattr(records.time, "time", FakeClock())
     assert records.progress(1, 60)
     assert not records.progress(14, 60)
@@ -76,7 +76,7 @@ def test_force_writes_within_the_interval(tmp_path, monkeypatch):
 
 
 def test_a_new_loop_restarts_the_rate_and_writes_at_once(tmp_path, monkeypatch):
-    monkeypatch.setenv(records.RUN_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(contract.RUN_DIR_ENV, str(tmp_path))
     clock = FakeClock()
     monkeypatch.setattr(records.time, "time", clock)
     records.progress(1, 3, samples=10)
@@ -147,18 +147,9 @@ def test_widget_display_moves_each_ranks_bar_and_marks_success(capsys):
     assert [bar.bar_style for bar in display.bars] == ["success", "success"]
 
 
-def test_plain_lines_outside_a_jupyter_server_unless_forced(monkeypatch):
-    monkeypatch.delenv(progress.MODE_ENV, raising=False)
-    assert not progress.live_frontend()  # pytest is no kernel
-    monkeypatch.setenv(progress.MODE_ENV, "widgets")
-    assert progress.live_frontend()
-    monkeypatch.setenv(progress.MODE_ENV, "text")
-    assert not progress.live_frontend()
-
-
 @pytest.mark.slow
 def test_run_torchrun_with_progress_prints_each_ranks_summary(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv(progress.MODE_ENV, "text")
+    monkeypatch.setenv(contract.PROGRESS_MODE_ENV, "text")
     run = launch.run_torchrun(SCRIPTS / "progress_steps.py", nproc=2, args=["12", "0.02"],
                               run_dir=tmp_path, timeout=90, progress=True)
     out = capsys.readouterr().out

@@ -4,12 +4,12 @@ import threading
 from pathlib import Path
 
 from ddp_lessons import launch
-from ddp_lessons.runtime import rank_output
+from ddp_lessons.runtime import contract, rank_output
 
 
 def test_a_line_split_by_another_ranks_line_is_put_back_together(capsys):
     """torchrun's tee can emit half of rank 0's line, then rank 1's line, then the rest."""
-    mark = rank_output.RANK_MARK.replace("${rank}", "{}")
+    mark = contract.RANK_MARK.replace("${rank}", "{}")
     stream = [f"{mark.format(0)}loss 0.2{mark.format(1)}loss 0.3\n",
               f"{mark.format(0)}5 at step 7\n",
               "W1129 19:23:18.429000 3811 torch/distributed/elastic/... closing signal\n",

@@ -4,6 +4,7 @@ import json
 import pytest
 
 from ddp_lessons import records
+from ddp_lessons.runtime import contract
 
 
 def test_round_trip_sorted_by_rank(tmp_path):
@@ -17,7 +18,7 @@ def test_round_trip_sorted_by_rank(tmp_path):
 
 def test_rank_and_directory_come_from_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("RANK", "3")
-    monkeypatch.setenv(records.RUN_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(contract.RUN_DIR_ENV, str(tmp_path))
     path = records.write("seen", {"n": 5})
     assert path == tmp_path / "seen.rank3.json"
     assert json.loads(path.read_text()) == {"rank": 3, "n": 5}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ddp_lessons.runtime import processes, stacks
+from ddp_lessons.runtime import contract, processes, stacks
 
 DATA = Path(__file__).parent / "data" / "stacks"  # dumps of scripts/10_uneven.py, hung (real, 2026-12-01)
 
@@ -76,7 +76,7 @@ def sleeping_ranks(tmp_path):
     children = {}
     for rank in (0, 1):
         env = {**os.environ, "RANK": str(rank), "TORCHELASTIC_RUN_ID": "t",
-               "DDP_LESSONS_RUN_DIR": str(tmp_path), "PYTHONPATH": str(stacks.HOOKS_DIR)}
+               "DDP_LESSONS_RUN_DIR": str(tmp_path), "PYTHONPATH": str(contract.HOOKS_DIR)}
         env.pop("DDP_LESSONS_HOOKED", None)
         children[rank] = subprocess.Popen([sys.executable, str(script)], env=env,
                                           stdout=subprocess.PIPE, text=True)
@@ -124,7 +124,7 @@ def test_rank_hook_records_an_uncaught_exception_and_runs_the_sitecustomize_it_h
     other.mkdir()
     (other / "sitecustomize.py").write_text("print('the hidden sitecustomize ran')\n")
     env = {**os.environ, "RANK": "3", "TORCHELASTIC_RUN_ID": "t", "DDP_LESSONS_RUN_DIR": str(tmp_path),
-           "PYTHONPATH": os.pathsep.join([str(stacks.HOOKS_DIR), str(other)])}
+           "PYTHONPATH": os.pathsep.join([str(contract.HOOKS_DIR), str(other)])}
     env.pop("DDP_LESSONS_HOOKED", None)
     start = time.time()
     out = subprocess.run([sys.executable, "-c", "raise ValueError('shard 7 is missing')"], env=env,
@@ -139,7 +139,7 @@ def test_rank_hook_records_an_uncaught_exception_and_runs_the_sitecustomize_it_h
 
 def test_rank_hook_does_nothing_outside_a_launched_rank(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "TORCHELASTIC_RUN_ID")}
-    env.update(DDP_LESSONS_RUN_DIR=str(tmp_path), PYTHONPATH=str(stacks.HOOKS_DIR))
+    env.update(DDP_LESSONS_RUN_DIR=str(tmp_path), PYTHONPATH=str(contract.HOOKS_DIR))
     subprocess.run([sys.executable, "-c", "raise SystemExit(0)"], env=env, check=True, timeout=60)
     assert not (tmp_path / "diagnose").exists()
 

@@ -1,15 +1,12 @@
 """StepClock: host milliseconds on CPU; on a GPU, CUDA events read after a synchronize (faked here)."""
-import importlib.util
-import json
-from pathlib import Path
-
 import pytest
 import torch
-import torch.distributed as dist
 
-from ddp_lessons import timing
+from ddp_lessons import scripts, timing
+from ddp_lessons.diffs import written_script
+from helpers import NOTEBOOKS
 
-LESSON_6 = Path(__file__).parents[1] / "notebooks" / "06_gradient_sync.ipynb"
+LESSON_6 = NOTEBOOKS / "06_gradient_sync.ipynb"
 
 
 class FakeGPU:
@@ -65,25 +62,13 @@ def test_gpu_clock_reads_cuda_events_after_a_synchronize(monkeypatch):
 
 def lesson_6_script(tmp_path):
     """Lesson 6's training script, as its %%writefile cell writes it, imported as a module."""
-    cell = next("".join(c["source"]) for c in json.loads(LESSON_6.read_text())["cells"]
-                if "".join(c["source"]).startswith("%%writefile scripts/06_grad_sync.py"))
     path = tmp_path / "grad_sync.py"
-    path.write_text(cell.split("\n", 1)[1])
-    spec = importlib.util.spec_from_file_location("grad_sync", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture
-def one_rank_group():
-    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-    yield
-    dist.destroy_process_group()
+    path.write_text(written_script(LESSON_6, "scripts/06_grad_sync.py"))
+    return scripts.load_module(path, "grad_sync")
 
 
 @pytest.mark.parametrize("device", ["cpu", "cuda:0"])
-def test_lesson_6_step_record_is_in_milliseconds_on_cpu_and_gpu(monkeypatch, tmp_path, one_rank_group,
+def test_lesson_6_step_record_is_in_milliseconds_on_cpu_and_gpu(monkeypatch, tmp_path, group_of_one,
                                                                 device):
     """The lesson's own timed_step, with its clock on a (fake) GPU: every time is a number, in order."""
     if device.startswith("cuda"):

@@ -1,6 +1,8 @@
 """`tracebacks`: where each failed rank left the training script, and its error, from its output."""
 from types import SimpleNamespace
 
+import pytest
+
 from ddp_lessons import tracebacks
 
 RANK0 = ['Traceback (most recent call last):',
@@ -37,3 +39,49 @@ def test_where_ranks_failed_lists_only_ranks_with_a_traceback():
     assert tracebacks.where_ranks_failed(result, "scripts/10_uneven.py") == {
         0: "10_uneven.py:36: F.mse_loss(model(x), y).backward()  # DDP all-reduces the gradient here"
            " -> RuntimeError: Timed out waiting 5000ms for recv operation to complete"}
+
+
+# The four readers of exception lines (failure attribution, this lesson helper, the Accelerate launcher,
+# the grader) used to disagree on these lines; now they share `parse_exception`, which says:
+@pytest.mark.parametrize("line, parsed", [
+    ("ValueError: bad", ("ValueError", "bad")),
+    ("torch.distributed.DistBackendError: boom", ("DistBackendError", "boom")),  # attribution kept the path
+    ("KeyboardInterrupt", ("KeyboardInterrupt", "")),  # this helper and the Accelerate launcher missed it
+    ("SystemExit: 3", ("SystemExit", "3")),
+    ("RuntimeError: [../gloo/transport/tcp/pair.cc:534] Connection closed by peer",
+     ("RuntimeError", "Connection closed by peer")),  # only this helper dropped gloo's C++ location
+    ("[rank1]: ValueError: x", ("ValueError", "x")),  # torch's rank tag: only the Accelerate launcher knew it
+    ("ValueError (see above)", None),  # attribution's and Accelerate's `\b.*` took any text after a name
+    ("    raise ValueError('x')", None),
+    ("Traceback (most recent call last):", None),
+])
+def test_one_parser_reads_every_exception_line(line, parsed):
+    assert tracebacks.parse_exception(line) == parsed
+
+
+def test_an_exception_without_a_message_is_written_without_a_colon():
+    assert tracebacks.exception_text("ValueError", "") == "ValueError"  # attribution wrote "ValueError: "
+    assert tracebacks.exception_text("ValueError", "bad") == "ValueError: bad"
+
+
+def test_traceback_error_reads_the_exception_of_the_last_traceback():
+    lines = ["ValueError: printed by the script, not raised", *RANK0]
+    assert tracebacks.traceback_error(lines) == "RuntimeError: Timed out waiting 5000ms for recv operation to complete"
+    assert tracebacks.traceback_error(["ValueError: printed, no traceback"]) is None
+    assert tracebacks.traceback_error(["Traceback (most recent call last):", "  cut"]) == tracebacks.UNREADABLE
+
+
+def test_attribution_the_accelerate_launcher_and_the_grader_read_an_exception_alike(tmp_path):
+    from ddp_lessons import accelerate_launch, launch
+    from ddp_lessons.grading import plugin
+    from ddp_lessons.runtime import diagnose
+
+    lines = ["Traceback (most recent call last):", '  File "x.py", line 1, in <module>',
+             "torch.distributed.DistBackendError: [../gloo/pair.cc:1] boom"]
+    expected = "DistBackendError: boom"
+    result = launch.RunResult(command=[], nproc=2, run_dir=tmp_path, returncode=1, rank_lines={1: lines})
+    assert diagnose.attribute(result)[0].error == expected
+    run = accelerate_launch.AccelerateRun(command=[], lines=[f"[rank 1] {line}" for line in lines])
+    assert accelerate_launch.first_error(run) == f": rank 1: {expected}"
+    assert plugin.failure_text(Exception("Cell execution caused an exception"),
+                               [{"output_type": "error", "ename": "DistBackendError", "evalue": "boom"}]) == expected

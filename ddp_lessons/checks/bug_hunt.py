@@ -11,12 +11,10 @@ Hints name the symptom a learner would see, not the fix.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import os
 import tempfile
 from contextlib import contextmanager
-from importlib import resources
 from pathlib import Path
 from types import ModuleType
 from typing import Iterator
@@ -26,20 +24,17 @@ import torch
 from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
 
-from ddp_lessons import launch, records, tracebacks
+from ddp_lessons import launch, records, scripts, tracebacks
 from ddp_lessons.checks.common import passed
 from ddp_lessons.i18n import tr
 
-PROBE = str(resources.files("ddp_lessons") / "scripts" / "bug_hunt_probe.py")
+PROBE = scripts.path("bug_hunt_probe.py")
 """The packaged script that runs one part of the student's script on real ranks."""
 
 
 def load_script(path: str | os.PathLike) -> ModuleType:
     """The training script at `path` as a module, without running its main()."""
-    spec = importlib.util.spec_from_file_location(f"bug_hunt_{Path(path).stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return scripts.load_module(path, f"bug_hunt_{Path(path).stem}")
 
 
 class _Model:

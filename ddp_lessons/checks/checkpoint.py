@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import os
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ddp_lessons import launch, records
+from ddp_lessons import launch, records, scripts
 from ddp_lessons.checks.common import passed, ranks_are
 from ddp_lessons.i18n import tr
 
-OBSERVER = str(resources.files("ddp_lessons") / "scripts" / "observe_checkpoint_io.py")
+OBSERVER = scripts.path("observe_checkpoint_io.py")
 """The packaged script that runs a script with torch.save, torch.load and dist.barrier observed."""
 
 

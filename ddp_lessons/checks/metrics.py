@@ -17,12 +17,9 @@ from __future__ import annotations
 
 import collections
 import copy
-import importlib.util
 import math
 import os
 import threading
-import uuid
-from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Sequence
 from unittest import mock
@@ -32,26 +29,15 @@ import torch.distributed as dist
 from torch.utils.data import TensorDataset
 
 from ddp_lessons import launch, records
+from ddp_lessons.scripts import check_evaluate
+from ddp_lessons.scripts.check_evaluate import REAL_SIZES, load_evaluate, make_case
 from ddp_lessons.checks.common import close, passed, ranks_are
 from ddp_lessons.i18n import tr
 
 CASES = [(1, 2), (3, 4), (2, 5), (7, 3), (10, 4), (64, 4), (33, 8), (101, 3)]
 """(data-set size, world size) pairs tried on thread ranks: tiny, smaller than W, divisible, not."""
-REAL_SIZES = [1, 3, 50, 101]
-RUNNER = str(resources.files("ddp_lessons") / "scripts" / "check_evaluate.py")
+RUNNER = check_evaluate.__file__
 COLLECTIVE_TIMEOUT = 10.0
-
-
-def make_case(size: int, seed: int = 0) -> tuple[torch.nn.Module, TensorDataset]:
-    """A fixed 3-class linear model and `size` samples, about half of which it classifies right."""
-    torch.manual_seed(seed)
-    model = torch.nn.Linear(4, 3)
-    g = torch.Generator().manual_seed(seed + 1)
-    x = torch.randn(size, 4, generator=g)
-    with torch.no_grad():
-        predicted = model(x).argmax(1)
-    wrong = torch.rand(size, generator=g) < 0.5
-    return model, TensorDataset(x, torch.where(wrong, (predicted + 1) % 3, predicted))
 
 
 def single_process_accuracy(model: torch.nn.Module, dataset: TensorDataset) -> float:
@@ -59,15 +45,6 @@ def single_process_accuracy(model: torch.nn.Module, dataset: TensorDataset) -> f
     x, y = dataset.tensors
     with torch.no_grad():
         return (model(x).argmax(1) == y).sum().item() / len(y)
-
-
-def load_evaluate(script: str | os.PathLike) -> Callable:
-    """The function ``evaluate`` defined in `script` (loaded afresh, so edits count)."""
-    spec = importlib.util.spec_from_file_location(f"student_{uuid.uuid4().hex}", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert hasattr(module, "evaluate"), tr("{script} defines no function named evaluate", script=script)
-    return module.evaluate
 
 
 class RankWaitedError(RuntimeError):

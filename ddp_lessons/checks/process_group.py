@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ddp_lessons import backend, records
+from ddp_lessons import backend, records, scripts
 from ddp_lessons.checks.common import Rows, close, passed, ranks_are
 from ddp_lessons.i18n import tr
 
@@ -73,7 +73,6 @@ def mean_across_ranks(rows: Rows) -> None:
 
 def setup_on_simulated_gpus(script: str, local_rank: int = 1) -> None:
     """`setup()` in `script`, run with a simulated GPU per rank, sets the device and joins with nccl."""
-    import importlib.util
     import os
     from unittest import mock
 
@@ -82,9 +81,7 @@ def setup_on_simulated_gpus(script: str, local_rank: int = 1) -> None:
 
     gpu = torch.device(f"cuda:{local_rank}")
     fake = backend.Choice("nccl", gpu, 1, "simulated: one GPU per rank")
-    spec = importlib.util.spec_from_file_location("student_setup", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = scripts.load_module(script, "student_setup")
     calls: list[tuple[str, object]] = []
     with mock.patch.dict(os.environ, {"LOCAL_RANK": str(local_rank)}), \
             mock.patch.object(backend, "choose", lambda *a, **k: fake), \

@@ -10,23 +10,22 @@ from __future__ import annotations
 
 import os
 import random
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ddp_lessons import launch, records
+from ddp_lessons import launch, records, scripts
 from ddp_lessons.checks.common import Rows, passed, ranks_are
 from ddp_lessons.i18n import tr
+from ddp_lessons.runtime.contract import CRASH_AT_SAVE_ENV
 
-RUNNER = str(resources.files("ddp_lessons") / "scripts" / "crash_during_snapshot.py")
+RUNNER = scripts.path("crash_during_snapshot.py")
 """The packaged script that runs a script with its snapshot I/O observed, killing rank 0 mid-save."""
-CRASH_ENV = "DDP_LESSONS_CRASH_AT_SAVE"
 
 
 def _run(script: str | os.PathLike, run_dir: Path, nproc: int, epochs: int, every: int, timeout: float,
          crash_at: int | None = None, max_restarts: int = 0) -> launch.RunResult:
     """Launch `script` under the runner; `crash_at`: kill rank 0 while it writes that snapshot."""
-    env = {CRASH_ENV: str(crash_at)} if crash_at is not None else {}
+    env = {CRASH_AT_SAVE_ENV: str(crash_at)} if crash_at is not None else {}
     args = [str(script), "--epochs", str(epochs), "--every", str(every),
             "--snapshot", str((run_dir / "snapshot.pt").resolve())]
     return launch.run_torchrun(RUNNER, nproc, args=args, env=env, run_dir=run_dir, timeout=timeout,

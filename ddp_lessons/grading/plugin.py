@@ -20,6 +20,8 @@ from collections import deque
 from pathlib import Path
 from queue import Empty
 
+from ddp_lessons.tracebacks import exception_text
+
 REPORT_OPTION = "--ddp-lessons-report"
 LIMITS_OPTION = "--ddp-lessons-limits"
 KERNEL_POLL = 0.5
@@ -269,8 +271,7 @@ def failure_text(exc: BaseException, outputs: list | None) -> str:
     message = str(exc).strip()
     errors = [out for out in outputs or [] if out.get("output_type") == "error"]
     if message == _NBVAL_EXCEPTION and errors:
-        evalue = errors[-1]["evalue"].strip()
-        message = errors[-1]["ename"] + (f": {evalue}" if evalue else "")
+        message = exception_text(errors[-1]["ename"], errors[-1]["evalue"].strip())
     return message or type(exc).__name__
 
 

@@ -7,9 +7,24 @@ from typing import Any
 
 from nbformat import NotebookNode
 
-GRADED, NOT_SUBMITTED, UNREADABLE = "graded", "not submitted", "unreadable"
-TIMED_OUT, CRASHED, DID_NOT_RUN, OVER_LIMIT = "timed out", "crashed", "did not run", "over a limit"
-"""A grade's status: how far its notebook got (feedback and the class report say it in these words)."""
+from ddp_lessons._compat import StrEnum
+
+
+class Status(StrEnum):
+    """A grade's status: how far its notebook got (feedback and the class report say it in these words)."""
+
+    GRADED = "graded"
+    NOT_SUBMITTED = "not submitted"
+    UNREADABLE = "unreadable"
+    TIMED_OUT = "timed out"
+    CRASHED = "crashed"
+    DID_NOT_RUN = "did not run"
+    OVER_LIMIT = "over a limit"
+
+
+GRADED, NOT_SUBMITTED, UNREADABLE = Status.GRADED, Status.NOT_SUBMITTED, Status.UNREADABLE
+TIMED_OUT, CRASHED, DID_NOT_RUN = Status.TIMED_OUT, Status.CRASHED, Status.DID_NOT_RUN
+OVER_LIMIT = Status.OVER_LIMIT
 
 
 @dataclass
@@ -48,7 +63,7 @@ class Grade:
     points: int
     max_points: int
     failed_checks: list[str] = field(default_factory=list)
-    status: str = GRADED
+    status: Status = Status.GRADED
     note: str = ""
     checks: list[CheckResult] = field(default_factory=list)
     language: str = "en"
@@ -80,7 +95,7 @@ def check_title(check: NotebookNode) -> str:
     return line.removeprefix("Check:").strip() or "check"
 
 
-def unscored(student: str, exercise: str, checks: list[NotebookNode], status: str, reason: str) -> Grade:
+def unscored(student: str, exercise: str, checks: list[NotebookNode], status: Status, reason: str) -> Grade:
     """Zero points without running anything (not submitted, unreadable): every check says why."""
     results = [CheckResult(None, check_title(c), 0, check_points(c), reason) for c in checks]
     return Grade(student, exercise, 0, max_points(checks), [reason], status, reason, results)
@@ -109,7 +124,7 @@ def why_not_scored(cell: int, results: dict[int, dict], void: str | None, stop: 
 
 
 def score(exercise: str, student: str, checks: list[NotebookNode], placed: dict[str, int],
-          results: dict[int, dict], void: str | None = None, status: str = GRADED,
+          results: dict[int, dict], void: str | None = None, status: Status = Status.GRADED,
           limit: LimitHit | None = None) -> Grade:
     """Total the points of the checks that passed; `void` is a reason that voids the exercise (`limit`:
     the limit a run went over outside any cell, which `void` says in English)."""

@@ -4,18 +4,20 @@ group, and the notebook runs code on them cell by cell (used by ``%%ranks``; see
 Processes, all tracked by pid in one `processes.Tree` and killed by pid:
 
 * the controller, ``python -m ddp_lessons.live.controller`` (ipyparallel's, threads only);
-* the torchrun agent, built by `launch.torchrun_command` with the launcher's environment;
+* the torchrun agent, built by `launch.torchrun_command`, its ranks' environment the launcher's
+  (`contract.rank_environment`);
 * under it, one ``live/worker.py`` per rank: ``init_process_group``, then an ipyparallel engine.
 
-Workers and controller also watch the kernel's pid and exit when it is gone.
+Workers and controller also watch the kernel's pid and exit when it is gone. This class owns the
+processes (start, stop, restart, interrupt); `cells.CellRunner` runs the cells on them.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -27,23 +29,14 @@ from typing import Mapping, Sequence
 
 from ddp_lessons import backend as _backend
 from ddp_lessons import launch
-from ddp_lessons.runtime import processes, stacks
-from ddp_lessons.live import hangs, watchdog
-from ddp_lessons.live.results import CellResult, RankOutput, collect
-from ddp_lessons.records import RUN_DIR_ENV, new_run_dir
+from ddp_lessons.live.cells import CellRunner
+from ddp_lessons.live.results import CellResult, LiveError
+from ddp_lessons.records import new_run_dir
+from ddp_lessons.runtime import contract, processes
 
 WORKER = Path(__file__).with_name("worker.py")
 DEFAULT_CELL_TIMEOUT = launch.DEFAULT_TIMEOUT
 START_TIMEOUT = 180.0
-FAILURE_GRACE = 2.0
-"""Seconds the other ranks get to finish after one rank's cell fails, before they are interrupted."""
-INTERRUPT_GRACE = 5.0
-"""Seconds a rank gets to stop after SIGINT; one that does not is stuck in native code (a collective)."""
-_MARK = re.compile("\x1e(\\d+)\x1f")
-
-
-class LiveError(RuntimeError):
-    """The live group could not start, or is not running."""
 
 
 class RankGroup:
@@ -68,9 +61,8 @@ class RankGroup:
         self._agent: subprocess.Popen | None = None
         self._logs: list = []
         self._running = threading.Event()
-        self._cells: dict[str, str] = {}  # ipykernel's name of a cell's file on the ranks -> its code
-        self.last_result: CellResult | None = None
-        """The last cell's `CellResult` (after a timeout: ``.stacks`` and ``.where`` per rank)."""
+        self.cells = CellRunner(self)
+        """Runs cells on the ranks (`execute`, `evaluate`, `gather` below hand them to it)."""
 
     # -- lifecycle -------------------------------------------------------------------------------
     @property
@@ -90,7 +82,7 @@ class RankGroup:
         self.run_dir = new_run_dir("live", self.runs_root).resolve()
         profile, cluster_id = self.run_dir / "ipython", f"ddp-live-{uuid.uuid4().hex[:8]}"
         profile.mkdir()
-        common = {**os.environ, "PYTHONUNBUFFERED": "1", watchdog.KERNEL_PID_ENV: str(os.getpid())}
+        common = {**os.environ, "PYTHONUNBUFFERED": "1", contract.KERNEL_PID_ENV: str(os.getpid())}
         ipp_args = [f"--profile-dir={profile}", f"--cluster-id={cluster_id}", "--log-level=WARN"]
         self._running.set()
         atexit.register(self.stop)
@@ -98,19 +90,16 @@ class RankGroup:
             self._controller = self._spawn(
                 [sys.executable, "-m", "ddp_lessons.live.controller", *ipp_args,
                  f"--ip={launch.LOCAL_ADDR}", "--usethreads"], common, "controller.log")
-            rank_env = {**common, "OMP_NUM_THREADS": str(self.threads), launch.PREFIX_ENV: launch.RANK_MARK,
-                        RUN_DIR_ENV: str(self.run_dir), **self.env}
-            rank_env["PYTHONPATH"] = os.pathsep.join(  # the faulthandler fallback of hang stacks
-                p for p in (str(stacks.HOOKS_DIR), rank_env.get("PYTHONPATH")) if p)
-            if self.backend is not None:
-                rank_env[_backend.BACKEND_ENV] = self.backend
+            rank_env = contract.rank_environment(self.run_dir, self.threads, backend=self.backend,
+                                                 extra=self.env, base=common)
             command = launch.torchrun_command(WORKER, self.nproc, ipp_args,
-                                              log_dir=self.run_dir / "torchrun-logs")
+                                              log_dir=contract.torchrun_log_dir(self.run_dir))
             self._agent = self._spawn(command, rank_env, "torchrun.log")
             threading.Thread(target=self._watch, daemon=True, name="ddp-live-watch").start()
             client_file = profile / "security" / f"ipcontroller-{cluster_id}-client.json"
             deadline = time.monotonic() + self.start_timeout
-            self._wait_until(client_file.exists, deadline, "the controller to write its connection file")
+            self._wait_until(lambda: _whole_json(client_file), deadline,
+                             "the controller to write its connection file")
             self.client = ipyparallel.Client(str(client_file), timeout=max(5.0, deadline - time.monotonic()))
             self._wait_until(lambda: len(self.client.ids) >= self.nproc, deadline,
                              f"{self.nproc} ranks to join the process group and register")
@@ -164,7 +153,7 @@ class RankGroup:
         path = self.run_dir / f"{name}.log" if self.run_dir else None
         if path is None or not path.exists():
             return "    (no log)"
-        text = _MARK.sub(lambda m: f"[rank {m.group(1)}] ", path.read_text(errors="replace"))
+        text = contract.RANK_MARK_PATTERN.sub(lambda m: f"[rank {m.group(1)}] ", path.read_text(errors="replace"))
         return "\n".join("    " + line for line in text.splitlines()[-lines:])
 
     def stop(self) -> None:
@@ -192,43 +181,28 @@ class RankGroup:
         self.engines, self.pids, self.describe = {}, {}, {}
         return self.start()
 
-    # -- running cells -----------------------------------------------------------------------------
-    def _targets(self, ranks: Sequence[int] | None) -> list[int]:
-        if not self.running:
-            raise LiveError("no live ranks are running: start them with `%ranks start 2` "
-                            "(or `%ranks restart` after a stop)")
-        ranks = self.ranks if ranks is None else sorted(set(ranks))
-        wrong = [r for r in ranks if r not in self.engines]
-        if wrong:
-            raise LiveError(f"no rank {wrong[0]}: the group has ranks {self.ranks}")
-        return ranks
-
-    def execute(self, code: str, ranks: Sequence[int] | None = None,
-                timeout: float | None = None) -> CellResult:
+    # -- running cells (live/cells.py) -----------------------------------------------------------
+    def execute(self, code: str, ranks: Sequence[int] | None = None, timeout: float | None = None) -> CellResult:
         """Run `code` on `ranks` (default all); wait; return each rank's output, result and state."""
-        ranks = self._targets(ranks)
-        name = hangs.cell_name(code)
-        if name:
-            self._cells[name] = code
-        return self._wait(self._view(ranks).execute(code, silent=False, block=False), ranks, timeout, name)
+        return self.cells.execute(code, ranks, timeout)
 
     def evaluate(self, expression: str, ranks: Sequence[int] | None = None,
                  timeout: float | None = None) -> CellResult:
         """Evaluate `expression` on `ranks`; each rank's value is in ``.outputs[i].value``."""
-        ranks = self._targets(ranks)
-        return self._wait(self._view(ranks).apply_async(_evaluate, expression), ranks, timeout)
+        return self.cells.evaluate(expression, ranks, timeout)
 
-    def _view(self, ranks: list[int]):
-        """ipyparallel's DirectView of these ranks' engines (one engine: results are not lists)."""
-        engines = [self.engines[r] for r in ranks]
-        return self.client[engines[0] if len(engines) == 1 else engines]
-
-    def gather(self, expression: str, ranks: Sequence[int] | None = None,
-               timeout: float | None = None) -> list:
+    def gather(self, expression: str, ranks: Sequence[int] | None = None, timeout: float | None = None) -> list:
         """The value of `expression` on each rank, as a list in rank order (raises if a rank fails)."""
-        result = self.evaluate(expression, ranks, timeout)
-        result.raise_for_failure()
-        return [out.value for out in result.outputs]
+        return self.cells.gather(expression, ranks, timeout)
+
+    @property
+    def last_result(self) -> CellResult | None:
+        """The last cell's `CellResult` (after a timeout: ``.stacks`` and ``.where`` per rank)."""
+        return self.cells.last_result
+
+    @last_result.setter
+    def last_result(self, result: CellResult | None) -> None:
+        self.cells.last_result = result
 
     def interrupt(self, ranks: Sequence[int] | None = None) -> None:
         """Send SIGINT to the given ranks' workers by pid (a KeyboardInterrupt in their cell)."""
@@ -236,63 +210,22 @@ class RankGroup:
             with contextlib.suppress(Exception):
                 os.kill(self.pids[rank], signal.SIGINT)
 
-    def _wait(self, async_result, ranks: list[int], timeout: float | None,
-              cell: str | None = None) -> CellResult:
-        """Wait for one cell on `ranks`; on failure, timeout or Ctrl-C interrupt the rest, collect all.
-
-        On a timeout every busy rank's stack is taken first (`hangs.take`); otherwise the stacks of
-        ranks that did not stop when interrupted are taken before the group is stopped.
-        """
-        timeout = self.cell_timeout if timeout is None else timeout
-        parts = dict(zip(ranks, async_result.split()))
-        start = checked = time.monotonic()
-        reason, interrupted, dead = None, False, []
-        try:
-            while not async_result.wait(0.02):
-                done = {r for r, part in parts.items() if part.ready()}
-                failed = {r for r in done if not parts[r].successful()}
-                now = time.monotonic()
-                if failed and not reason:
-                    reason, failed_at = "failure", now
-                if reason == "failure" and now - failed_at > FAILURE_GRACE:
-                    break
-                if now - start > timeout:
-                    reason = "timeout"
-                    break
-                if now - checked > 0.5:  # a rank's process ended (crashed, or killed from outside)
-                    checked = now
-                    dead = [r for r in ranks if not processes.alive([self.pids[r]])]
-                    if dead or not self.running:
-                        reason = "ended"
-                        break
-        except KeyboardInterrupt:
-            reason, interrupted = "interrupt", True
-        busy = [r for r, part in parts.items() if not part.ready()]
-        result = CellResult(outputs=[], timed_out=reason == "timeout", timeout=timeout, interrupted=interrupted)
-        if busy and reason == "timeout":  # where is each rank waiting? (before the interrupt moves it)
-            hangs.take(result, {r: self.pids[r] for r in busy}, self.run_dir, self._cells, cell)
-        if busy and reason != "ended":
-            self.interrupt(busy)
-            with contextlib.suppress(KeyboardInterrupt):  # a second press of the stop button
-                async_result.wait(INTERRUPT_GRACE)
-        stuck = [r for r in busy if not parts[r].ready()]
-        if stuck and reason not in ("timeout", "ended"):  # stuck in native code, e.g. a collective
-            hangs.take(result, {r: self.pids[r] for r in stuck}, self.run_dir, self._cells, cell)
-        if reason == "ended":  # torchrun ends every rank once one has exited: report what is left
-            dead = [r for r in ranks if not parts[r].ready()]
-        result.outputs, result.seconds = collect(parts, dead), time.monotonic() - start
-        self.last_result = result
-        if result.stuck or reason == "ended":
-            result.group_stopped = True
-            self.stop()
-        return result
-
     def status(self) -> str:
         """One line per rank: its pid and backend, or that the group is not running."""
         if not self.running:
             return "no live ranks running"
         return "\n".join(f"[rank {r}] pid {self.pids[r]}, engine {self.engines[r]}: {self.describe[r]}"
                          for r in self.ranks)
+
+
+def _whole_json(path: Path) -> bool:
+    """Whether `path` holds a whole JSON document (the controller writes its connection file in place,
+    so the file can exist, still empty, when the client would read it)."""
+    try:
+        json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _identify() -> dict:
@@ -304,10 +237,3 @@ def _identify() -> dict:
     from ddp_lessons import backend
 
     return {"rank": dist.get_rank(), "pid": os.getpid(), "describe": backend.choose().describe()}
-
-
-def _evaluate(expression: str):
-    """(runs on a rank) `expression` evaluated in the rank's namespace."""
-    from IPython import get_ipython
-
-    return eval(expression, get_ipython().user_ns)

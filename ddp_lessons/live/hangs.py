@@ -1,4 +1,4 @@
-"""Where is each rank of a hung live cell waiting? Its Python stack, taken by `ddp_lessons.runtime.stacks`
+"""Where is each rank of a hung live cell waiting? Its Python stack, taken by `runtime.hang_report`
 (py-spy by the worker's pid, the faulthandler fallback where py-spy is missing or refused) before
 the cell is interrupted, and one line per rank naming the cell line and the torch call (docs/LIVE.md).
 
@@ -13,7 +13,7 @@ import os
 import re
 from pathlib import Path
 
-from ddp_lessons.runtime import stacks
+from ddp_lessons.runtime import hang_report, stacks
 from ddp_lessons.runtime.rank_output import shorten_paths
 
 CELL_FILE = re.compile(r"[^\s\"(]*ipykernel_\d+[/\\](\d+)\.py")
@@ -32,21 +32,15 @@ def cell_name(code: str) -> str | None:
 
 def take(result, pids: dict[int, int], run_dir: str | os.PathLike, cells: dict[str, str],
          current: str | None) -> None:
-    """Fill `result` (a `CellResult`) with the stacks of `pids` ({rank: pid}) and where each waits.
-
-    Bounded by `stacks.CAPTURE_SECONDS`; a stop press during the capture ends it (the cell is then
-    interrupted at once)."""
+    """Set ``result.hang`` (a `CellResult`'s) to the report on `pids` ({rank: pid}): their stacks and
+    where each waits. Bounded by `stacks.CAPTURE_SECONDS`; a stop press during the capture ends it
+    (the cell is then interrupted at once)."""
     try:
-        got = stacks.capture(pids, run_dir)
+        result.hang = hang_report.capture(
+            pids, run_dir, locate=lambda text: where(text, cells, current),
+            tidy=lambda text: show_cells(shorten_paths(text).replace(_PACKAGE_ROOT, ""), current))
     except KeyboardInterrupt:
         result.interrupted = True
-        return
-    except Exception as exc:  # a diagnosis must never hide the hang itself
-        got = stacks.Capture({}, None, f"stack capture failed: {exc!r}")
-    result.stacks = {rank: show_cells(shorten_paths(text).replace(_PACKAGE_ROOT, ""), current)
-                     for rank, text in got.stacks.items()}
-    result.where = {rank: where(text, cells, current) for rank, text in got.stacks.items()}
-    result.stack_tool, result.stack_note, result.stack_seconds = got.tool, got.note, got.seconds
 
 
 def where(text: str, cells: dict[str, str], current: str | None = None) -> str:
@@ -56,26 +50,20 @@ def where(text: str, cells: dict[str, str], current: str | None = None) -> str:
     time.sleep(60)`` when the line calls no Python code of torch; ``line 3 of an earlier cell``
     when the rank waits in a function that cell defined. `cells`: {cell name: code}.
     """
-    threads = stacks.parse(text)
-    if not threads:
-        return "no Python stack in the dump"
+    def here(frames: list[stacks.Frame], mine: list[int]) -> str:
+        user = frames[mine[0]]
+        name = CELL_FILE.fullmatch(user.file)[1]
+        label = f"cell line {user.line}" if name == current else f"line {user.line} of an earlier cell"
+        place = f"at {label}{_source(cells, name, user.line)}"
+        outer = [frames[i] for i in mine if CELL_FILE.fullmatch(frames[i].file)[1] == current]
+        if name != current and outer:  # a function an earlier cell defined, called by this cell
+            place += f" (called at cell line {outer[-1].line}{_source(cells, current, outer[-1].line)})"
+        return place
+
     # the thread that runs the cell (in IPython's run_code), whichever got the signal
-    main = stacks.pick_thread(threads, lambda frames: any(f.func.endswith("run_code") for f in frames))
-    mine = [i for i, frame in enumerate(main) if CELL_FILE.fullmatch(frame.file)]
-    if not main:
-        return "no Python frames (the thread runs native code only)"
-    if not mine:
-        frame = main[0]
-        return f"in {frame.func}() at {shorten_paths(frame.file)}:{frame.line} (not in a cell)"
-    user = main[mine[0]]
-    name = CELL_FILE.fullmatch(user.file)[1]
-    label = f"cell line {user.line}" if name == current else f"line {user.line} of an earlier cell"
-    here = f"at {label}{_source(cells, name, user.line)}"
-    outer = [main[i] for i in mine if CELL_FILE.fullmatch(main[i].file)[1] == current]
-    if name != current and outer:  # a function an earlier cell defined, called by this cell
-        here += f" (called at cell line {outer[-1].line}{_source(cells, current, outer[-1].line)})"
-    call = stacks.torch_call(main[:mine[0]])
-    return f"in {call}() {here}" if call else here
+    return stacks.locate(text, runs_ours=lambda frames: any(f.func.endswith("run_code") for f in frames),
+                         is_mine=lambda frame: bool(CELL_FILE.fullmatch(frame.file)), here=here,
+                         show=shorten_paths, outside="not in a cell")
 
 
 def _source(cells: dict[str, str], name: str | None, line: int) -> str:

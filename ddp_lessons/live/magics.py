@@ -151,8 +151,7 @@ def stacks_text(group: RankGroup) -> str:
         return "no stacks: they are taken when a cell runs past its timeout (or a rank will not stop)"
     if not result.stacks:
         return f"no Python stacks could be captured: {result.stack_note}"
-    return "\n".join(f"--- rank {rank} ({result.stack_tool}): {result.where[rank]}\n{text.rstrip()}"
-                     for rank, text in sorted(result.stacks.items()))
+    return result.hang.full_stacks()
 
 
 def load_ipython_extension(ipython) -> None:

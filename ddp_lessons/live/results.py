@@ -7,21 +7,49 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from ddp_lessons._compat import StrEnum
+from ddp_lessons.runtime.hang_report import HangFields, HangReport, Wording
+from ddp_lessons.tracebacks import exception_text
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _BANNER = re.compile(r"^(\[\d+:\w+\]|-{20,})$")  # IPython's "[1:execute]" and "-----" lines
-STATES = {"ok": "finished", "error": "raised", "interrupted": "interrupted",
-          "running": "still running: did not stop when interrupted (stuck in native code, e.g. "
-                     "waiting in a collective for a rank that never called it)",
-          "exited": "its process ended during the cell (it crashed or was killed, or torchrun "
-                    "stopped it because another rank's process ended)"}
+
+
+class RankState(StrEnum):
+    """How a cell ended on one rank."""
+
+    OK = "ok"
+    ERROR = "error"
+    INTERRUPTED = "interrupted"
+    RUNNING = "running"  # did not stop when interrupted
+    EXITED = "exited"  # its process ended during the cell
+
+
+class CellEnd(StrEnum):
+    """Why the kernel stopped waiting for a cell on the ranks."""
+
+    FINISHED = "finished"  # every rank finished
+    FAILED = "failure"  # a rank failed, and the others had their grace period
+    TIMED_OUT = "timeout"
+    INTERRUPTED = "interrupt"  # Jupyter's stop button
+    RANK_ENDED = "ended"  # a rank's process ended (torchrun then ends the others)
+
+
+STATES = {RankState.OK: "finished", RankState.ERROR: "raised", RankState.INTERRUPTED: "interrupted",
+          RankState.RUNNING: "still running: did not stop when interrupted (stuck in native code, e.g. "
+                             "waiting in a collective for a rank that never called it)",
+          RankState.EXITED: "its process ended during the cell (it crashed or was killed, or torchrun "
+                            "stopped it because another rank's process ended)"}
+HANG_WORDING = Wording("was waiting", "`%ranks stacks` or err.result.stacks[rank]", indent="  ", separator=" ")
+"""How a cell's summary words its hang report: only the ranks whose stack was taken."""
 
 
 @dataclass
 class RankOutput:
-    """One rank's part of a cell: state ('ok', 'error', 'interrupted', 'running'), output, value."""
+    """One rank's part of a cell: its `RankState`, output, value."""
 
     rank: int
-    state: str
+    state: RankState
     stdout: str = ""
     stderr: str = ""
     value: Any = None
@@ -41,7 +69,7 @@ class RankOutput:
 
 
 @dataclass
-class CellResult:
+class CellResult(HangFields):
     """Every targeted rank's `RankOutput` in rank order, and how the cell ended."""
 
     outputs: list[RankOutput]
@@ -50,24 +78,19 @@ class CellResult:
     timeout: float = 0.0
     interrupted: bool = False
     group_stopped: bool = False
-    stacks: dict[int, str] = field(default_factory=dict)
-    """On a timeout (or ranks that would not stop): each such rank's Python stack, before the interrupt."""
-    where: dict[int, str] = field(default_factory=dict)
-    """{rank: one line}: the cell line the rank waited at and the torch call (`live.hangs.where`)."""
-    stack_tool: str | None = None
-    """"py-spy" or "faulthandler": what took `stacks`; None if nothing could (see `stack_note`)."""
-    stack_note: str = ""
-    stack_seconds: float = 0.0
+    hang: HangReport = field(default_factory=HangReport)
+    """On a timeout (or ranks that would not stop): where each such rank was, before the interrupt
+    (also as ``.stacks``, ``.where``: the cell line the rank waited at and the torch call)."""
 
     @property
     def ok(self) -> bool:
         """Whether the cell finished on every rank without an error."""
-        return all(out.state == "ok" for out in self.outputs) and not (self.timed_out or self.interrupted)
+        return all(out.state == RankState.OK for out in self.outputs) and not (self.timed_out or self.interrupted)
 
     @property
     def stuck(self) -> list[int]:
         """Ranks still running after the interrupt, or gone (the group cannot be used any more)."""
-        return [out.rank for out in self.outputs if out.state in ("running", "exited")]
+        return [out.rank for out in self.outputs if out.state in (RankState.RUNNING, RankState.EXITED)]
 
     def show(self) -> None:
         """Print every rank's lines grouped by rank; republish figures a rank displayed."""
@@ -87,19 +110,12 @@ class CellResult:
             head = "the cell was interrupted (KeyboardInterrupt) on every rank"
         else:
             head = "; ".join([f"rank {out.rank} raised {out.error}" for out in self.outputs
-                              if out.state == "error"] +
+                              if out.state == RankState.ERROR] +
                              [f"rank {out.rank}'s process ended" for out in self.outputs
-                              if out.state == "exited"]) or "the cell failed"
+                              if out.state == RankState.EXITED]) or "the cell failed"
         states = [f"  rank {out.rank}: {STATES[out.state]}" + (f" ({out.error})" if out.error else "")
                   for out in self.outputs]
-        if self.stack_tool:
-            states.append(f"where each rank was waiting (Python stacks taken with {self.stack_tool}; "
-                          "full stacks: `%ranks stacks` or err.result.stacks[rank]):")
-            states += [f"  rank {rank} {self.where[rank]}" for rank in sorted(self.where)]
-            if self.stack_note:
-                states.append(f"  ({self.stack_note})")
-        elif self.stack_note:
-            states.append(f"no Python stacks could be captured: {self.stack_note}")
+        states += self.hang.lines(sorted(self.hang.where), HANG_WORDING)
         if self.group_stopped:
             tail = ("the group was stopped because a rank could not be stopped any other way; "
                     "`%ranks restart` starts a fresh one (every rank's variables are gone)")
@@ -113,6 +129,10 @@ class CellResult:
             error = (RankInterrupt if self.interrupted else RankCellError)(self.summary())
             error.result = self
             raise error
+
+
+class LiveError(RuntimeError):
+    """The live group could not start, or is not running."""
 
 
 class RankCellError(RuntimeError):
@@ -138,10 +158,10 @@ def collect(parts: dict, exited: Iterable[int] = ()) -> list[RankOutput]:
     outputs = []
     for rank, part in sorted(parts.items()):
         if not part.ready():
-            outputs.append(RankOutput(rank, "exited" if rank in exited else "running"))
+            outputs.append(RankOutput(rank, RankState.EXITED if rank in exited else RankState.RUNNING))
             continue
         part.wait_for_output(2.0)
-        out = RankOutput(rank, "ok", stdout=_text(part.stdout), stderr=_text(part.stderr),
+        out = RankOutput(rank, RankState.OK, stdout=_text(part.stdout), stderr=_text(part.stderr),
                          displays=list(_first(part.outputs) or []))
         error = part.exception()
         if error is None:
@@ -151,8 +171,8 @@ def collect(parts: dict, exited: Iterable[int] = ()) -> list[RankOutput]:
                 out.result_text = reply.get("data", {}).get("text/plain")
         else:
             name, message = getattr(error, "ename", type(error).__name__), getattr(error, "evalue", str(error))
-            out.state = "interrupted" if name == "KeyboardInterrupt" else "error"
-            out.error = f"{name}: {message}" if message else name
+            out.state = RankState.INTERRUPTED if name == "KeyboardInterrupt" else RankState.ERROR
+            out.error = exception_text(name, message)
             rendered = error.render_traceback() if hasattr(error, "render_traceback") else [str(error)]
             lines = _ANSI.sub("", "\n".join(rendered)).splitlines()
             out.traceback = "\n".join(line for line in lines if not _BANNER.match(line))

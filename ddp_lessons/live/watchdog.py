@@ -14,9 +14,7 @@ import time
 import psutil
 
 from ddp_lessons.runtime import processes
-
-KERNEL_PID_ENV = "DDP_LESSONS_LIVE_KERNEL_PID"
-"""The pid of the process that owns the live group (the notebook kernel)."""
+from ddp_lessons.runtime.contract import KERNEL_PID_ENV
 
 
 def kernel_alive(kernel: psutil.Process) -> bool:

@@ -13,8 +13,7 @@ from typing import Mapping, Sequence
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from ddp_lessons.plots.coverage import rank_color
-from ddp_lessons.plots.figures import new_figure
+from ddp_lessons.plots.figures import new_figure, rank_color
 
 Values = Sequence[Sequence[float]]
 """One panel: the flat values each rank holds, index 0 = rank 0 (as ``%ranks_gather t.tolist()``)."""

@@ -12,17 +12,16 @@ whichever contrasts more with the cell.
 
 from __future__ import annotations
 
-import math
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
-from matplotlib import colormaps
-from matplotlib.colors import to_rgb
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from ddp_lessons import sampling
-from ddp_lessons.plots.figures import new_figure
+from ddp_lessons.plots.figures import new_figure, rank_color, repeat_color, text_color
+from ddp_lessons.sampling import (  # noqa: F401 (lessons call coverage.contiguous_blocks, .shards_from_records)
+    contiguous_blocks, epoch_note, index_visits, shards_from_records)
 
 Shards = Sequence[Sequence[int]]
 """One epoch: the indices each rank visits, index 0 = rank 0 (as `sampling.all_shards`)."""
@@ -33,57 +32,6 @@ MAX_NUMBERED = 30
 DROPPED_COLOR = "#e6e6e6"
 ROW_INCHES, SPLIT_ROW_INCHES = 0.42, 0.66
 """Height of one epoch row; rows of a panel with split (padded) cells are taller, so both numbers fit."""
-
-
-def rank_color(rank: int):
-    """The colour rank `rank` has in every coverage plot (matplotlib's tab10 cycle)."""
-    return colormaps["tab10"](rank % 10)
-
-
-def repeat_color(rank: int) -> tuple[float, float, float]:
-    """The lighter colour of rank `rank`'s padding repeats (its colour mixed half with white)."""
-    return tuple(0.5 + 0.5 * c for c in to_rgb(rank_color(rank)))
-
-
-def text_color(background) -> str:
-    """'black' or 'white', whichever contrasts more with `background` (WCAG relative luminance)."""
-    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(background)]
-    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-    return "black" if (luminance + 0.05) / 0.05 > 1.05 / (luminance + 0.05) else "white"
-
-
-def contiguous_blocks(size: int, world_size: int) -> list[list[int]]:
-    """The WRONG mental model of DistributedSampler: rank r takes the r-th contiguous block."""
-    block = math.ceil(size / world_size)
-    return [list(range(r * block, min(size, (r + 1) * block))) for r in range(world_size)]
-
-
-def shards_from_records(rows: Sequence[Mapping[str, Any]], variant: str) -> list[list[list[int]]]:
-    """Per-epoch shards of one recorded variant: rows (one per rank) -> [epoch][rank] -> indices."""
-    per_rank = [row["variants"][variant]["epochs"] for row in rows]
-    return [[epochs[e] for epochs in per_rank] for e in range(len(per_rank[0]))]
-
-
-def index_visits(shards: Shards, size: int) -> list[list[tuple[int, int]]]:
-    """For each data index, the (rank, step) pairs that visit it in one epoch."""
-    visits: list[list[tuple[int, int]]] = [[] for _ in range(size)]
-    for rank, shard in enumerate(shards):
-        for step, index in enumerate(shard):
-            if not 0 <= index < size:
-                raise ValueError(f"rank {rank} visits index {index}, outside the data set [0, {size})")
-            visits[index].append((rank, step))
-    return visits
-
-
-def epoch_note(shards: Shards, size: int) -> str:
-    """How one epoch departs from 'each index once': e.g. '+2 repeated', '-1 dropped', or ''."""
-    summary = sampling.coverage_summary([list(s) for s in shards], size)
-    notes = []
-    if summary["visited"] > summary["distinct"]:
-        notes.append(f"+{summary['visited'] - summary['distinct']} repeated")
-    if summary["missing"]:
-        notes.append(f"-{len(summary['missing'])} dropped")
-    return ", ".join(notes)
 
 
 def draw_shard_coverage(ax: Axes, epochs: Sequence[Shards], size: int, title: str | None = None) -> Axes:

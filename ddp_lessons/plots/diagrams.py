@@ -33,7 +33,7 @@ def plot_dataparallel_vs_ddp(world_size: int = 4) -> Figure:
 
 
 def plot_rank_layout(nodes: int = 2, ranks_per_node: int = 4, gpus_per_node: int = 4) -> Figure:
-    """Each node's ranks as slots labelled rank, local_rank and device (the device from backend.choose)."""
+    """Each node's ranks as slots labelled rank, local_rank and device (the device `backend.choose` picks)."""
     if nodes < 1 or ranks_per_node < 1 or gpus_per_node < 0:
         raise ValueError("need nodes >= 1, ranks_per_node >= 1 and gpus_per_node >= 0")
     label_width, slot_width, row_height = 1.6, 1.9, 1.7
@@ -47,7 +47,7 @@ def plot_rank_layout(nodes: int = 2, ranks_per_node: int = 4, gpus_per_node: int
                 va="center", fontsize=9, weight="bold")
         for local_rank in range(ranks_per_node):
             rank = node * ranks_per_node + local_rank  # what torchrun assigns on equal-sized nodes
-            device = backend.choose(local_rank, ranks_per_node, gpus=gpus_per_node, cores=1).device
+            _, device, _ = backend.placement(local_rank, ranks_per_node, gpus_per_node)
             left = label_width + slot_width * local_rank
             ax.add_patch(_box(left, bottom + 0.15, slot_width - 0.2, 1.2, f"C{node}",
                               f"slot:node{node}:local{local_rank}", 0.35))

@@ -1,4 +1,5 @@
-"""Figure plumbing shared by the plot modules: a Figure that Jupyter shows once, and PNG bytes.
+"""Figure plumbing shared by the plot modules: a Figure that Jupyter shows once, PNG bytes, and
+the colour each rank has in every figure.
 
 A figure made with pyplot and left open is drawn twice in Jupyter (once by the inline backend at
 the end of the cell, once as the returned value); a bare ``matplotlib.figure.Figure`` is not drawn
@@ -11,6 +12,8 @@ from __future__ import annotations
 import io
 
 import matplotlib.pyplot as plt
+from matplotlib import colormaps
+from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
 
@@ -26,3 +29,20 @@ def png_bytes(fig: Figure, dpi: int = 90) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
     return buffer.getvalue()
+
+
+def rank_color(rank: int):
+    """The colour rank `rank` has in every figure (matplotlib's tab10 cycle)."""
+    return colormaps["tab10"](rank % 10)
+
+
+def repeat_color(rank: int) -> tuple[float, float, float]:
+    """The lighter colour of rank `rank`'s padding repeats (its colour mixed half with white)."""
+    return tuple(0.5 + 0.5 * c for c in to_rgb(rank_color(rank)))
+
+
+def text_color(background) -> str:
+    """'black' or 'white', whichever contrasts more with `background` (WCAG relative luminance)."""
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(background)]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return "black" if (luminance + 0.05) / 0.05 > 1.05 / (luminance + 0.05) else "white"

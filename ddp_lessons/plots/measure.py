@@ -11,8 +11,7 @@ from typing import Any, Mapping, Sequence
 
 from matplotlib.figure import Figure
 
-from ddp_lessons.plots.coverage import rank_color
-from ddp_lessons.plots.figures import new_figure
+from ddp_lessons.plots.figures import new_figure, rank_color
 
 RIGHT, WRONG = "tab:green", "tab:red"
 

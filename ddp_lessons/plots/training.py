@@ -14,8 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ddp_lessons.plots.coverage import rank_color
-from ddp_lessons.plots.figures import new_figure
+from ddp_lessons.plots.figures import new_figure, rank_color
 
 Rows = Sequence[Mapping[str, Any]]
 """One training record per rank, as `records.load` returns them: keys rank, epochs, loss."""

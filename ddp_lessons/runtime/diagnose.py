@@ -13,7 +13,8 @@ Evidence, most reliable first:
 2. **The rank's own error record**: every launched rank records an uncaught exception (type,
    message, time, traceback) in ``<run dir>/diagnose/rank<R>.error.json`` (see
    ``rank_hooks/sitecustomize.py``), so it is not parsed out of interleaved output. A rank's
-   output (a ``Traceback``) is the fallback, e.g. under an interpreter that skips sitecustomize.
+   output (a ``Traceback``, read by `ddp_lessons.tracebacks`) is the fallback, e.g. under an
+   interpreter that skips sitecustomize.
 
 Attribution: a rank that died by a signal it did not get from torchrun, exited with a bare code
 (no traceback) or raised its own exception is a root cause; a rank whose error is a lost peer
@@ -30,6 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from ddp_lessons import tracebacks
+from ddp_lessons._compat import StrEnum
+from ddp_lessons.runtime.contract import ERROR_FILE, evidence_files
+from ddp_lessons.runtime.hang_report import Wording
 from ddp_lessons.runtime.rank_output import shorten_paths, tail
 
 PEER_LOST = ("Connection closed by peer", "Read error", "Connection reset", "Broken pipe")
@@ -45,11 +50,30 @@ SIGNAL_MEANING = {
 }
 """What a signal usually means when it ends a rank."""
 
-_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b.*")
 _REPORT_RANK = re.compile(r"^\s*rank\s*:\s*(\d+)\s*\(local_rank")
 _REPORT_EXIT = re.compile(r"^\s*exitcode\s*:\s*(-?\d+)\s*\(pid:\s*(\d+)\)")
 _STOPPED_BY_AGENT = re.compile(r"(?:Sending process|Unable to shutdown process) (\d+)")
-_ORDER = {"signal": 0, "exit": 1, "raised": 2, "peer-lost": 3, "stopped": 4, "unknown": 5}
+TIMEOUT_WORDING = Wording("was", "err.result.stacks[rank]", missing="no stack (no live process of this rank)",
+                          always_say_why=True)
+"""How `RunTimeoutError` words its hang report: every rank listed, one without a stack said so."""
+
+
+class FailureKind(StrEnum):
+    """How a failed rank ended, root causes first (the order `attribute` sorts by)."""
+
+    SIGNAL = "signal"  # killed by a signal torchrun did not send
+    EXIT = "exit"  # exited with a code, no Python traceback
+    RAISED = "raised"  # raised its own exception
+    PEER_LOST = "peer-lost"  # its collective lost a peer: a consequence
+    STOPPED = "stopped"  # torchrun stopped it after another rank failed: a consequence
+    UNKNOWN = "unknown"
+
+    @property
+    def is_root_cause(self) -> bool:
+        return self not in (FailureKind.PEER_LOST, FailureKind.STOPPED)
+
+
+_ORDER = {kind: position for position, kind in enumerate(FailureKind)}
 
 
 @dataclass
@@ -57,7 +81,7 @@ class RankFailure:
     """One failed rank: how it ended (`kind`), the evidence, and a short `cause` text."""
 
     rank: int
-    kind: str = "unknown"  # signal | exit | raised | peer-lost | stopped | unknown
+    kind: FailureKind = FailureKind.UNKNOWN
     exitcode: int | None = None
     pid: int | None = None
     error: str | None = None  # "ValueError: ..." when the rank raised
@@ -67,7 +91,7 @@ class RankFailure:
     @property
     def is_root_cause(self) -> bool:
         """True unless the failure is a consequence of another rank's (lost peer, stopped by torchrun)."""
-        return self.kind in ("signal", "exit", "raised", "unknown")
+        return FailureKind(self.kind).is_root_cause
 
 
 def exit_report(launcher_lines: list[str]) -> dict[int, tuple[int, int]]:
@@ -91,22 +115,13 @@ def stopped_by_agent(launcher_lines: list[str]) -> set[int]:
 def error_records(run_dir: str | Path) -> dict[int, dict]:
     """{rank: the rank's own record of its uncaught exception} from ``<run dir>/diagnose``."""
     found = {}
-    for path in sorted(Path(run_dir, "diagnose").glob("rank*.error.json")):
+    for path in evidence_files(run_dir, ERROR_FILE):
         try:
             record = json.loads(path.read_text())
             found[int(record["rank"])] = record
         except (OSError, ValueError, KeyError):
             continue
     return found
-
-
-def exception_in_output(lines: list[str]) -> str | None:
-    """The exception line (``ValueError: ...``) of the last traceback in a rank's output, if any."""
-    start = max((i for i, line in enumerate(lines) if line.startswith("Traceback")), default=None)
-    if start is None:
-        return None
-    return next((line for line in reversed(lines[start:]) if _EXCEPTION_LINE.match(line)),
-                "an exception (see its traceback)")
 
 
 def attribute(result) -> list[RankFailure]:
@@ -116,20 +131,20 @@ def attribute(result) -> list[RankFailure]:
     records = error_records(result.run_dir)
     failures = []
     for rank in sorted(set(report) | set(records) | {
-            r for r, lines in result.rank_lines.items() if exception_in_output(lines)}):
+            r for r, lines in result.rank_lines.items() if tracebacks.traceback_error(lines)}):
         exitcode, pid = report.get(rank, (None, None))
         record = records.get(rank)
-        error = (f"{record['type']}: {record['message']}" if record
-                 else exception_in_output(result.rank_lines.get(rank, [])))
+        error = (tracebacks.exception_text(record["type"], record["message"]) if record
+                 else tracebacks.traceback_error(result.rank_lines.get(rank, [])))
         failure = RankFailure(rank, exitcode=exitcode, pid=pid, error=error,
                               time=record["time"] if record else None)
         _classify(failure, stopped_by_torchrun=pid in stopped)
         failures.append(failure)
-    failures.sort(key=lambda f: (_ORDER[f.kind], f.time if f.kind == "raised" and f.time else 0.0,
+    failures.sort(key=lambda f: (_ORDER[f.kind], f.time if f.kind == FailureKind.RAISED and f.time else 0.0,
                                  f.rank))
     for f in failures:  # name the rank whose failure this one follows from
         if not f.is_root_cause and failures[0].is_root_cause:
-            f.cause += f" after rank {failures[0].rank} failed" if f.kind == "stopped" else \
+            f.cause += f" after rank {failures[0].rank} failed" if f.kind == FailureKind.STOPPED else \
                 f" - a consequence of rank {failures[0].rank}'s failure"
     return failures
 
@@ -139,21 +154,21 @@ def _classify(failure: RankFailure, stopped_by_torchrun: bool) -> None:
     peer_lost = error is not None and any(words in error for words in PEER_LOST)
     if error is not None and not peer_lost:
         lines = error.strip().splitlines() or [error]
-        failure.kind = "raised"
+        failure.kind = FailureKind.RAISED
         failure.cause = f"failed: {lines[0]}" + (" ..." if len(lines) > 1 else "")
     elif code is not None and code < 0 and not stopped_by_torchrun:
         name = _signal_name(-code)
         meaning = SIGNAL_MEANING.get(name)
-        failure.kind = "signal"
+        failure.kind = FailureKind.SIGNAL
         failure.cause = f"was killed by {name} (signal {-code})" + (f" - {meaning}" if meaning else "")
     elif code is not None and code > 0 and error is None:
-        failure.kind, failure.cause = "exit", f"exited with code {code} without a Python traceback"
+        failure.kind, failure.cause = FailureKind.EXIT, f"exited with code {code} without a Python traceback"
     elif peer_lost:
         words = next(w for w in PEER_LOST if w in error)
-        failure.kind = "peer-lost"
+        failure.kind = FailureKind.PEER_LOST
         failure.cause = f"lost its connection to a peer ({error.split(':')[0]}: ... {words} ...)"
     elif code is not None and code < 0:
-        failure.kind = "stopped"
+        failure.kind = FailureKind.STOPPED
         failure.cause = f"was stopped by torchrun ({_signal_name(-code)})"
     else:
         failure.cause = "failed" + (f" with exit code {code}" if code is not None else "")
@@ -173,7 +188,7 @@ def failure_message(result, failures: list[RankFailure]) -> str:
                 + tail(result.launcher_lines))
     first = failures[0]
     lines = result.rank_lines.get(first.rank, [])
-    start = max((i for i, line in enumerate(lines) if line.startswith("Traceback")), default=0)
+    start = tracebacks.last_traceback(lines) or 0
     parts = [f"rank {first.rank} {first.cause}"]
     if len(failures) > 1:
         parts.append("every failed rank, root cause first:")
@@ -190,15 +205,7 @@ def timeout_message(result, timeout: float) -> str:
              "processes). A run that stops making progress is usually a hang: one rank waits in a "
              "collective (all_reduce, barrier, DDP's backward) that another rank never reaches. "
              "Rerun with env={'TORCH_DISTRIBUTED_DEBUG': 'DETAIL'} to see which collective."]
-    if result.stack_tool:
-        parts.append(f"where each rank was (Python stacks taken with {result.stack_tool}; "
-                     "full stacks: err.result.stacks[rank]):")
-        parts += [f"rank {rank}: {result.where.get(rank, 'no stack (no live process of this rank)')}"
-                  for rank in range(result.world_size)]
-        if result.stack_note:
-            parts.append(f"({result.stack_note})")
-    else:
-        parts.append(f"no Python stacks could be captured: {result.stack_note or 'unknown reason'}")
+    parts += result.hang.lines(range(result.world_size), TIMEOUT_WORDING)
     for rank in range(result.world_size):
         lines = result.rank_lines.get(rank, [])
         parts.append(f"last output of rank {rank}:\n{tail(lines, 5) if lines else '    (nothing)'}")

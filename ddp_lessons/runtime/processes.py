@@ -1,14 +1,18 @@
 """Process trees by pid: find every process a job started, wait for it with a deadline, and stop them
-all (used by the launchers and the grader; never by name, so nothing else on the machine is touched)."""
+all (used by the launchers, live ranks, the grader and the browser tests; never by name, so nothing
+else on the machine is touched). `Job` is what both launchers run on: processes started together,
+their output read by threads, waited for with a deadline and stopped as one tree.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import subprocess
+import threading
 import time
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import IO, Callable, Iterable, Mapping, Sequence
 
 import psutil
 
@@ -93,6 +97,54 @@ def stop(procs: Sequence[subprocess.Popen], tree: Tree, reap: float = 3.0) -> No
     for proc in procs:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=reap)
+
+
+class Job:
+    """Processes started together (a launcher's agents): each one's output read line by line in
+    threads, all waited for with one deadline, every process below them remembered and stopped by pid."""
+
+    def __init__(self) -> None:
+        self.tree = Tree()
+        self.procs: list[subprocess.Popen] = []
+        self._readers: list[threading.Thread] = []
+
+    def start(self, command: Sequence[str], env: Mapping[str, str], read: Callable[[IO[str]], None], *,
+              merge_stderr: bool = False) -> subprocess.Popen:
+        """Start `command` with its output piped (stderr into stdout with `merge_stderr`), each stream
+        handed to `read` in a thread of its own."""
+        proc = subprocess.Popen(list(command), env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE, text=True,
+                                errors="replace", bufsize=1)
+        self.procs.append(proc)
+        self.tree.scan(proc.pid)
+        for stream in (proc.stdout,) if merge_stderr else (proc.stdout, proc.stderr):
+            reader = threading.Thread(target=read, args=(stream,), daemon=True)
+            reader.start()
+            self._readers.append(reader)
+        return proc
+
+    def wait(self, deadline: float, grace: float | None = None) -> bool:
+        """True once every process has ended, False at `deadline` (`time.monotonic()`); see `wait`."""
+        return wait(self.procs, self.tree, deadline, grace=grace)
+
+    def stop(self) -> None:
+        """Kill every process of the job, by pid (see `stop`)."""
+        stop(self.procs, self.tree)
+
+    def finish(self, timeout: float = 5.0) -> None:
+        """Wait (up to `timeout` s each) for the readers to take the last of the output."""
+        for reader in self._readers:
+            reader.join(timeout=timeout)
+
+    @property
+    def returncodes(self) -> list[int | None]:
+        """Each process's exit code, in start order (None while it runs)."""
+        return [proc.returncode for proc in self.procs]
+
+    @property
+    def failed(self) -> bool:
+        """Whether a process has ended with a non-zero code."""
+        return any(proc.poll() not in (None, 0) for proc in self.procs)
 
 
 def run_with_deadline(command: Sequence[str], timeout: float, **popen) -> int | None:

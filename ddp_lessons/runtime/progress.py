@@ -10,7 +10,8 @@ directory, at most a few writes per second). ``launch.run_torchrun(..., progress
 * anywhere else (a terminal, nbval, ``make course``): a plain line per rank every few seconds and
   a summary line per rank at the end.
 
-Set ``DDP_LESSONS_PROGRESS=text`` or ``=widgets`` to force one. Taught in lesson 11.
+Which one: `ddp_lessons.frontend.live_frontend` (``DDP_LESSONS_PROGRESS=text`` or ``=widgets`` forces
+one). Taught in lesson 11.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ddp_lessons.records import PROGRESS
+from ddp_lessons.frontend import live_frontend
+from ddp_lessons.runtime.contract import PROGRESS_RECORD, record_glob
 
-MODE_ENV = "DDP_LESSONS_PROGRESS"
 POLL_SECONDS = 0.2
 TEXT_EVERY_SECONDS = 5.0
 _FIELDS = ("rank", "step", "total", "samples", "time", "start", "start_step", "start_samples")
@@ -33,7 +34,7 @@ _FIELDS = ("rank", "step", "total", "samples", "time", "start", "start_step", "s
 def read(run_dir: str | os.PathLike) -> dict[int, dict[str, Any]]:
     """The latest progress record of each rank in `run_dir`, {rank: record} (ranks not started yet are absent)."""
     rows = {}
-    for path in Path(run_dir).glob(f"{PROGRESS}.rank*.json"):
+    for path in Path(run_dir).glob(record_glob(PROGRESS_RECORD)):
         try:
             row = json.loads(path.read_text())
         except (OSError, ValueError):  # replaced while we read it: take the next poll's
@@ -66,22 +67,6 @@ def describe(row: dict[str, Any] | None) -> str:
     extra = "".join(f", {key}={value}" for key, value in row.items() if key not in _FIELDS)
     speed_text = f"{speed:,.0f} {unit}" if speed is not None else f"- {unit}"
     return f"step {row['step']}/{row['total']}, {speed_text}{extra}"
-
-
-def live_frontend() -> bool:
-    """True in a kernel started by a Jupyter server (JupyterLab, Notebook), where widgets render live."""
-    mode = os.environ.get(MODE_ENV, "").lower()
-    if mode in ("text", "widgets"):
-        return mode == "widgets"
-    try:
-        from IPython import get_ipython
-        import ipywidgets  # noqa: F401
-    except ImportError:
-        return False
-    shell = get_ipython()
-    # nbval and nbclient (`make course`) start kernels without a server session: no live frontend
-    return (shell is not None and getattr(shell, "kernel", None) is not None
-            and bool(os.environ.get("JPY_SESSION_NAME")))
 
 
 class TextDisplay:

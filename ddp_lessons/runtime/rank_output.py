@@ -1,7 +1,7 @@
 """Reassemble torchrun's teed output into each rank's own lines (used by `launch.run_torchrun`).
 
 torchrun (``--tee 3``) copies every rank's stdout and stderr to its own two streams. The launcher
-asks torchrun to prefix each piece with `RANK_MARK`, two control characters around the global
+asks torchrun to prefix each piece with `contract.RANK_MARK`, two control characters around the global
 rank that no program prints, so every piece can be filed under the rank that wrote it.
 """
 
@@ -15,14 +15,11 @@ import threading
 from pathlib import Path
 from typing import Iterable, Sequence
 
-PREFIX_ENV = "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE"
-"""torchrun prefixes each teed line with this template; the launcher asks for the global rank."""
-RANK_MARK = "\x1e${rank}\x1f"
-"""torchrun prefixes each teed piece of output with this; control characters no program prints."""
+from ddp_lessons.runtime.contract import RANK_MARK_PATTERN
+
 TAIL_LINES = 15
 """How many lines of a rank's output an error message shows."""
 
-_RANK_MARK = re.compile("\x1e(\\d+)\x1f")
 _TORCH_RANK_TAG = re.compile(r"^\[rank\d+\]: ?")  # torch tags a rank's uncaught exception lines
 
 
@@ -42,7 +39,7 @@ def pump(stream: Iterable[str], result, lock: threading.Lock, echo: bool) -> Non
             print(f"[rank {rank}] {text}", flush=True)
 
     for raw in stream:
-        head, *pieces = _RANK_MARK.split(raw.rstrip("\r\n"))
+        head, *pieces = RANK_MARK_PATTERN.split(raw.rstrip("\r\n"))
         with lock:
             if head or not pieces:  # torchrun's own output
                 result.launcher_lines.append(head)

@@ -1,17 +1,19 @@
 """Where is each rank stuck? Python stacks of live ranks, and a one-line summary per rank (lesson 10).
 
-When a run times out, `ddp_lessons.launch.run_torchrun` calls `capture` before it kills the job:
+When a run times out, `ddp_lessons.launch.run_torchrun` (and a live cell) calls `capture`, through
+`hang_report.capture`, before it kills the job:
 
 * **py-spy** (``py-spy dump --pid``) reads a process's Python stack from outside through ptrace,
   without the process's help; it works on a rank blocked inside C++ (a gloo/NCCL collective).
 * Where py-spy is missing or ptrace is refused (containers without CAP_SYS_PTRACE, Yama), the
   fallback is Python's own `faulthandler`: every launched rank registers a SIGUSR1 handler that
   writes all its threads' stacks to ``<run dir>/diagnose/rank<R>.stack.txt`` (see
-  ``rank_hooks/sitecustomize.py``); the launcher sends the signal and reads the files.
+  ``rank_hooks/sitecustomize.py``, `contract.STACK_FILE`); the launcher sends the signal and reads them.
 
 Ranks are found as the torchrun agents' children, and named by the ``RANK`` in their environment.
 All ranks are captured in parallel, within `CAPTURE_SECONDS`. Set ``DDP_LESSONS_STACK_TOOL`` to
-``faulthandler`` (or ``py-spy``) to force one tool, e.g. to test the fallback.
+``faulthandler`` (or ``py-spy``) to force one tool, e.g. to test the fallback. `where` says in one
+line where a launched rank waits; `parse`, `pick_thread` and `torch_call` serve live ranks too.
 """
 
 from __future__ import annotations
@@ -29,16 +31,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import psutil
 
-from ddp_lessons.runtime.rank_output import shorten_paths
+from ddp_lessons.runtime.contract import RUN_ID_ENV, STACK_FILE, STACK_TOOL_ENV, evidence_file, rank_environment
 
-HOOKS_DIR = Path(__file__).parent / "rank_hooks"
-"""Put first on the ranks' PYTHONPATH: its sitecustomize registers the faulthandler fallback."""
-TOOL_ENV = "DDP_LESSONS_STACK_TOOL"
-"""``py-spy``, ``faulthandler`` or ``auto`` (default): which tool `capture` uses."""
 CAPTURE_SECONDS = 4.5
 """The most a timeout's stack capture may add before the job is killed."""
 
@@ -66,17 +64,6 @@ class Capture:
     tool: str | None
     note: str = ""
     seconds: float = 0.0
-
-
-def take(result, agent_pids: Iterable[int], script: str | os.PathLike) -> None:
-    """Before a timeout's kill: fill `result` (a `launch.RunResult`) with each rank's stack and where."""
-    try:
-        got = capture(rank_pids(agent_pids), result.run_dir)
-    except Exception as exc:  # a diagnosis must never hide the timeout itself
-        got = Capture({}, None, f"stack capture failed: {exc!r}")
-    result.stacks = {rank: shorten_paths(text) for rank, text in got.stacks.items()}
-    result.where = {rank: where(text, script) for rank, text in got.stacks.items()}
-    result.stack_tool, result.stack_note, result.stack_seconds = got.tool, got.note, got.seconds
 
 
 def find_py_spy() -> str | None:
@@ -110,10 +97,10 @@ def capture(pids: dict[int, int], run_dir: str | os.PathLike, tool: str | None =
             seconds: float = CAPTURE_SECONDS) -> Capture:
     """Stacks of the ranks `pids` ({rank: pid}), with py-spy or else the faulthandler fallback."""
     start = time.perf_counter()
-    tool = tool or os.environ.get(TOOL_ENV, "auto")
+    tool = tool or os.environ.get(STACK_TOOL_ENV, "auto")
     if not pids:
         return Capture({}, None, "no live rank process was found", 0.0)
-    note = f"py-spy not tried: {TOOL_ENV}={tool}" if tool == "faulthandler" else ""
+    note = f"py-spy not tried: {STACK_TOOL_ENV}={tool}" if tool == "faulthandler" else ""
     if tool in ("auto", "py-spy"):
         binary = find_py_spy()
         if binary is None:
@@ -130,7 +117,7 @@ def capture(pids: dict[int, int], run_dir: str | os.PathLike, tool: str | None =
         if tool == "py-spy":
             return Capture({}, None, note, time.perf_counter() - start)
     left = max(0.5, seconds - (time.perf_counter() - start))
-    stacks, why = _faulthandler(pids, Path(run_dir) / "diagnose", left)
+    stacks, why = _faulthandler(pids, run_dir, left)
     note = "; ".join(n for n in (note, why) if n)
     return Capture(stacks, "faulthandler" if stacks else None, note, time.perf_counter() - start)
 
@@ -152,13 +139,14 @@ def _py_spy(binary: str, pid: int, timeout: float) -> tuple[bool, str]:
     return True, stdout
 
 
-def _faulthandler(pids: dict[int, int], folder: Path, seconds: float) -> tuple[dict[int, str], str]:
+def _faulthandler(pids: dict[int, int], run_dir: str | os.PathLike,
+                  seconds: float) -> tuple[dict[int, str], str]:
     """Signal every rank to dump its stacks into its file; collect what they wrote within `seconds`."""
     sizes, missing = {}, []
     if not hasattr(signal, "SIGUSR1"):
         return {}, "the faulthandler fallback needs SIGUSR1, which this system lacks"
     for rank, pid in pids.items():
-        path = folder / f"rank{rank}.stack.txt"
+        path = evidence_file(run_dir, STACK_FILE, rank)
         if not path.is_file():  # no handler registered: SIGUSR1 would simply kill the rank
             missing.append(rank)
             continue
@@ -172,9 +160,10 @@ def _faulthandler(pids: dict[int, int], folder: Path, seconds: float) -> tuple[d
     while sizes.keys() - stacks.keys() and time.perf_counter() < deadline:
         time.sleep(0.1)
         for rank in sizes.keys() - stacks.keys():
-            size = (folder / f"rank{rank}.stack.txt").stat().st_size
+            path = evidence_file(run_dir, STACK_FILE, rank)
+            size = path.stat().st_size
             if size > sizes[rank] and size == last.get(rank):  # written, and no longer growing
-                with open(folder / f"rank{rank}.stack.txt") as f:
+                with open(path) as f:
                     f.seek(sizes[rank])
                     stacks[rank] = f.read()
             last[rank] = size
@@ -206,23 +195,40 @@ def where(text: str, script: str | os.PathLike, cwd: str | os.PathLike | None = 
     """
     cwd = Path(cwd or os.getcwd())
     script = _resolve(script, cwd)
+
+    def here(frames: list[Frame], mine: list[int]) -> str:
+        user = frames[mine[0]]
+        linecache.checkcache(str(script))  # a lesson may have rewritten the script since
+        source = linecache.getline(str(script), user.line).strip()
+        return f"at {_show(script, cwd)}:{user.line}" + (f": {source}" if source else "")
+
+    return locate(text, runs_ours=lambda frames: bool(frames) and frames[-1].func == "<module>"
+                  and _resolve(frames[-1].file, cwd) == script,
+                  is_mine=lambda frame: _resolve(frame.file, cwd) == script, here=here,
+                  show=lambda file: _show(file, cwd), outside=f"not in {_show(script, cwd)}")
+
+
+def locate(text: str, runs_ours: Callable[[list[Frame]], bool], is_mine: Callable[[Frame], bool],
+           here: Callable[[list[Frame], list[int]], str], show: Callable[[str], str], outside: str) -> str:
+    """One line for a rank's dump: the torch call it waits in and where in our code (launched script or
+    live cell), ``in all_reduce() <here>``, or its innermost frame when no frame is ours.
+
+    runs_ours: picks the thread (`pick_thread`); is_mine: a frame of our code; here: words the place
+    from the thread's frames (innermost first) and the positions of ours; show: a frame's file as
+    shown; outside: said of a thread that runs none of our code.
+    """
     threads = parse(text)
     if not threads:
         return "no Python stack in the dump"
-    main = pick_thread(threads, lambda frames: bool(frames) and frames[-1].func == "<module>"
-                       and _resolve(frames[-1].file, cwd) == script)
-    mine = [i for i, frame in enumerate(main) if _resolve(frame.file, cwd) == script]
-    if not main:
+    frames = pick_thread(threads, runs_ours)
+    if not frames:
         return "no Python frames (the thread runs native code only)"
+    mine = [i for i, frame in enumerate(frames) if is_mine(frame)]
     if not mine:
-        frame = main[0]
-        return f"in {frame.func}() at {_show(frame.file, cwd)}:{frame.line} (not in {_show(script, cwd)})"
-    user = main[mine[0]]
-    linecache.checkcache(str(script))  # a lesson may have rewritten the script since
-    source = linecache.getline(str(script), user.line).strip()
-    here = f"at {_show(script, cwd)}:{user.line}" + (f": {source}" if source else "")
-    call = torch_call(main[:mine[0]])
-    return f"in {call}() {here}" if call else here
+        return f"in {frames[0].func}() at {show(frames[0].file)}:{frames[0].line} ({outside})"
+    call = torch_call(frames[:mine[0]])
+    place = here(frames, mine)
+    return f"in {call}() {place}" if call else place
 
 
 def pick_thread(threads: list[tuple[str, list[Frame]]], runs_ours) -> list[Frame]:
@@ -246,9 +252,7 @@ def torch_call(frames: list[Frame]) -> str | None:
 def check(tool: str | None = None, seconds: float = CAPTURE_SECONDS) -> Capture:
     """Capture the stack of a sleeping Python started like a rank: does stack capture work here?"""
     with tempfile.TemporaryDirectory(prefix="ddp-stacks-") as run_dir:
-        env = {**os.environ, "RANK": "0", "TORCHELASTIC_RUN_ID": "check", "DDP_LESSONS_RUN_DIR": run_dir,
-               "PYTHONPATH": os.pathsep.join(p for p in (str(HOOKS_DIR), os.environ.get("PYTHONPATH")) if p)}
-        env.pop("DDP_LESSONS_HOOKED", None)
+        env = rank_environment(run_dir, 1, extra={"RANK": "0", RUN_ID_ENV: "check"})
         child = subprocess.Popen([sys.executable, "-c", "import time; print('ready', flush=True); "
                                   "time.sleep(60)"], env=env, stdout=subprocess.PIPE, text=True)
         try:

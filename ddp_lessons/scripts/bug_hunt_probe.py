@@ -13,7 +13,6 @@ rank, with a traceback saying where each rank waited. Used by `ddp_lessons.check
 """
 import argparse
 import gc
-import importlib.util
 import time
 from datetime import timedelta
 from unittest import mock
@@ -25,7 +24,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
 
-from ddp_lessons import records
+from ddp_lessons import records, scripts
 
 GROUP_TIMEOUT = timedelta(seconds=10)
 SLOW_SAVE = 1.5
@@ -36,14 +35,6 @@ _init_process_group = dist.init_process_group
 def _init_with_short_timeout(*args, **kwargs):
     """`dist.init_process_group` with this probe's short timeout (the script calls it in setup())."""
     return _init_process_group(*args, **{**kwargs, "timeout": GROUP_TIMEOUT})
-
-
-def load(path):
-    """The script at `path` as a module (its main() does not run)."""
-    spec = importlib.util.spec_from_file_location("bug_hunt", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def probe_train(script, rank, device):
@@ -101,7 +92,7 @@ def main():
     parser.add_argument("--part", choices=["train", "model"], required=True)
     args = parser.parse_args()
     dist.init_process_group = _init_with_short_timeout
-    script = load(args.script)
+    script = scripts.load_module(args.script, "bug_hunt")
     rank, local_rank, device = script.setup()
     model = probe_train(script, rank, device) if args.part == "train" else \
         probe_model(script, rank, local_rank, device)

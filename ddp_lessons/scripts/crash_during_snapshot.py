@@ -29,9 +29,8 @@ import torch
 import torch.distributed as dist
 
 from ddp_lessons import records
+from ddp_lessons.runtime.contract import CRASH_AT_SAVE_ENV, RESTART_COUNT_ENV
 from ddp_lessons.scripts import run_as_main
-
-CRASH_ENV = "DDP_LESSONS_CRASH_AT_SAVE"
 
 
 def _name(f) -> str:
@@ -53,8 +52,8 @@ def _snapshot_arg(args: list[str]) -> str | None:
 def crash_during_snapshot(script: str, script_args: list[str]) -> None:
     """Run `script` as __main__ in this rank with its snapshot I/O observed (and rank 0 crashing)."""
     rank = int(os.environ["RANK"])
-    attempt = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", 0))
-    crash_at = int(os.environ.get(CRASH_ENV, -1)) if rank == 0 and attempt == 0 else -1
+    attempt = int(os.environ.get(RESTART_COUNT_ENV, 0))
+    crash_at = int(os.environ.get(CRASH_AT_SAVE_ENV, -1)) if rank == 0 and attempt == 0 else -1
     snapshot = _snapshot_arg(script_args)
     seen = {"saves": [], "loads": [], "barriers": 0, "snapshot_writes": []}
     armed = {"now": False}  # the k-th save wrote elsewhere: die at the next write of the snapshot

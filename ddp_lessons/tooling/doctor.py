@@ -9,19 +9,18 @@ import os
 import platform
 import sys
 import tempfile
-from importlib import resources
 from typing import Any
 
 import torch
 import torch.distributed as dist
 
-from ddp_lessons import backend, launch, records
+from ddp_lessons import backend, launch, records, scripts
 from ddp_lessons.runtime import stacks
 
 
 def smoke_script() -> str:
     """Path of the packaged all_reduce smoke-test script."""
-    return str(resources.files("ddp_lessons") / "scripts" / "smoke_allreduce.py")
+    return scripts.path("smoke_allreduce.py")
 
 
 def report(nproc: int = 2, timeout: float = 60.0, smoke: bool = True) -> dict[str, Any]:

@@ -8,25 +8,30 @@ put first on PYTHONPATH). It only records evidence for the launcher, into ``<run
 * a crash in native code (SIGSEGV, SIGABRT, ...) prints the Python stack to stderr first.
 
 It does nothing outside a launcher-started rank, and then runs the sitecustomize it hides, if any.
+It runs before the package may be imported, so it spells out the job contract's names below;
+tests/test_contract.py pins them to `ddp_lessons.runtime.contract`.
 """
 
 import os
 
+RUN_DIR_ENV, RUN_ID_ENV, HOOKED_ENV = "DDP_LESSONS_RUN_DIR", "TORCHELASTIC_RUN_ID", "DDP_LESSONS_HOOKED"
+EVIDENCE_DIR, STACK_FILE, ERROR_FILE = "diagnose", "rank{rank}.stack.txt", "rank{rank}.error.json"
+
 
 def _install() -> None:
-    run_dir, rank = os.environ.get("DDP_LESSONS_RUN_DIR"), os.environ.get("RANK")
-    if not run_dir or rank is None or "TORCHELASTIC_RUN_ID" not in os.environ \
-            or os.environ.get("DDP_LESSONS_HOOKED"):  # a rank's own subprocesses keep out
+    run_dir, rank = os.environ.get(RUN_DIR_ENV), os.environ.get("RANK")
+    if not run_dir or rank is None or RUN_ID_ENV not in os.environ \
+            or os.environ.get(HOOKED_ENV):  # a rank's own subprocesses keep out
         return
-    os.environ["DDP_LESSONS_HOOKED"] = str(os.getpid())
+    os.environ[HOOKED_ENV] = str(os.getpid())
     import faulthandler
     import signal
     import sys
 
-    folder = os.path.join(run_dir, "diagnose")
+    folder = os.path.join(run_dir, EVIDENCE_DIR)
     os.makedirs(folder, exist_ok=True)
     if hasattr(signal, "SIGUSR1"):  # not on Windows
-        stack_file = open(os.path.join(folder, f"rank{rank}.stack.txt"), "w")  # faulthandler keeps it
+        stack_file = open(os.path.join(folder, STACK_FILE.format(rank=rank)), "w")  # faulthandler keeps it
         faulthandler.register(signal.SIGUSR1, file=stack_file, all_threads=True)
     faulthandler.enable(all_threads=True)
     previous_hook = sys.excepthook
@@ -36,7 +41,7 @@ def _install() -> None:
             import json
             import time
             import traceback
-            path = os.path.join(folder, f"rank{rank}.error.json")
+            path = os.path.join(folder, ERROR_FILE.format(rank=rank))
             with open(path + ".tmp", "w") as out:
                 json.dump({"rank": int(rank), "time": time.time(), "type": kind.__name__,
                            "message": str(value),

@@ -1,0 +1,34 @@
+"""Can widgets show here? The one rule for the quizzes (`quiz`) and the live progress bars (`runtime.progress`).
+
+* `kernel_with_widgets`: a Jupyter kernel runs this code and ipywidgets is installed, so a widget
+  can be part of a cell's output (a quiz adds its widget to its text and HTML; the page shows
+  whichever it can);
+* `live_frontend`: moreover a Jupyter server's frontend (JupyterLab, Notebook 7) watches the kernel
+  now, so a widget updated from a thread is seen live. nbval and nbclient (``make course``) start
+  kernels without a server session. ``DDP_LESSONS_PROGRESS=text`` or ``=widgets`` forces the answer.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ddp_lessons.runtime.contract import PROGRESS_MODE_ENV
+
+
+def kernel_with_widgets() -> bool:
+    """True inside a Jupyter kernel where ipywidgets is installed."""
+    try:
+        from IPython import get_ipython
+        import ipywidgets  # noqa: F401
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def live_frontend() -> bool:
+    """True in a kernel started by a Jupyter server (JupyterLab, Notebook), where widgets render live."""
+    mode = os.environ.get(PROGRESS_MODE_ENV, "").lower()
+    if mode in ("text", "widgets"):
+        return mode == "widgets"
+    return kernel_with_widgets() and bool(os.environ.get("JPY_SESSION_NAME"))

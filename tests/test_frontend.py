@@ -1,0 +1,22 @@
+"""`frontend`: the one rule for whether widgets show (quizzes) and whether a live frontend watches (progress)."""
+from ddp_lessons import frontend, quiz
+from ddp_lessons.runtime import contract, progress
+
+
+def test_plain_lines_outside_a_jupyter_server_unless_forced(monkeypatch):
+    monkeypatch.delenv(contract.PROGRESS_MODE_ENV, raising=False)
+    assert not frontend.live_frontend()  # pytest is no kernel
+    monkeypatch.setenv(contract.PROGRESS_MODE_ENV, "widgets")
+    assert frontend.live_frontend()
+    monkeypatch.setenv(contract.PROGRESS_MODE_ENV, "text")
+    assert not frontend.live_frontend()
+
+
+def test_no_widgets_outside_a_kernel():
+    assert not frontend.kernel_with_widgets()
+    assert set(quiz.Quiz("q?", ["a", "b"], 0)._repr_mimebundle_()) == {"text/plain", "text/html"}
+
+
+def test_quizzes_and_progress_ask_the_same_rule():
+    assert progress.live_frontend is frontend.live_frontend
+    assert quiz.kernel_with_widgets is frontend.kernel_with_widgets
