@@ -2,7 +2,7 @@
 under the grader's limits (`limits`, enforced and measured by `watch`), ``--jobs N`` of them at once,
 every process a job started killed by pid when it ends, runs late or goes over a limit.
 
-Each job gets ``cores // N`` cores through `backend.CORES_ENV` (and ``OMP_NUM_THREADS``), so the
+Each job gets ``cores // N`` cores through `contract.CORES_ENV` (and ``OMP_NUM_THREADS``), so the
 launcher's default threads per rank divide that share and N jobs do not oversubscribe the machine.
 Grades come back in (student, exercise) order whatever N is.
 """
@@ -22,7 +22,7 @@ from pathlib import Path
 import nbformat
 
 from ddp_lessons import i18n
-from ddp_lessons.runtime import processes
+from ddp_lessons.runtime import contract
 from ddp_lessons.tooling.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
 from ddp_lessons.tooling.exercises import check_cells
 from ddp_lessons.grading import plugin, sandbox, scoring, watch
@@ -44,7 +44,7 @@ def job_environment(jobs: int, cores: int | None = None) -> dict[str, str]:
     """The environment of one of `jobs` parallel jobs: its share of the cores, for the launcher and torch."""
     from ddp_lessons import backend
     share = str(max(1, (cores or backend.cpu_cores()) // max(1, jobs)))
-    return {**os.environ, backend.CORES_ENV: share, "OMP_NUM_THREADS": share, "MKL_NUM_THREADS": share}
+    return {**os.environ, contract.CORES_ENV: share, "OMP_NUM_THREADS": share, "MKL_NUM_THREADS": share}
 
 
 def nbval_command(notebook: Path, report: Path, cell_timeout: float, limits_file: Path | None = None) -> list[str]:
@@ -147,7 +147,7 @@ def grade_notebook(submission: Path, solution: Path, student: str = "", *, cell_
             reason = f"unreadable notebook: {plugin.first_line(str(error), type(error).__name__)}"
             return scoring.unscored(student, solution.stem, checks, scoring.UNREADABLE, reason)
         # a Spanish exercise's hints come out in Spanish: its scratch copy no longer sits in an es/ folder
-        env = {**(os.environ if env is None else env), i18n.LANGUAGE_ENV: language}
+        env = {**(os.environ if env is None else env), contract.LANGUAGE_ENV: language}
         results, void, status, usage, limit = run_nbval(notebook, cell_timeout, notebook_timeout, box=box,
                                                         env=env, plan=plan)
     finally:

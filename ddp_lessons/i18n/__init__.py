@@ -24,7 +24,8 @@ import json
 import os
 from pathlib import Path
 
-LANGUAGE_ENV = "DDP_LESSONS_LANG"
+from ddp_lessons.runtime.contract import LANGUAGE_ENV  # the job contract names every DDP_LESSONS_* variable
+
 SOURCE = "en"
 LANGUAGES = ("en", "es")
 """English, the source, then every language the course is translated into."""

@@ -43,6 +43,9 @@ PROGRESS_MODE_ENV = "DDP_LESSONS_PROGRESS"
 """``text`` or ``widgets`` forces how live progress shows; unset: widgets where a frontend shows them."""
 CRASH_AT_SAVE_ENV = "DDP_LESSONS_CRASH_AT_SAVE"
 """Exercise 12's check: rank 0 dies in the middle of its k-th ``torch.save`` (scripts/crash_during_snapshot)."""
+LANGUAGE_ENV = "DDP_LESSONS_LANG"
+"""``en`` or ``es``: the language hints and feedback speak (`i18n.language`); the grader sets it from the
+notebook's metadata, a learner may set it to override."""
 
 # -- torchrun's (torch.distributed.run) ---------------------------------------------------------------
 PREFIX_ENV = "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE"
