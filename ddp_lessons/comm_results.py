@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
-from ddp_lessons import comm_model
+from ddp_lessons import comm_model, scaling_results
 
 SCHEMA = "ddp_lessons.bench_comm/1"
 
@@ -153,15 +153,9 @@ def references() -> dict[str, Any]:
 
 def save(document: dict[str, Any], path: str | Path) -> Path:
     """Write a bench-comm document as indented JSON."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=1) + "\n")
-    return path
+    return scaling_results.save(document, path)
 
 
 def load(path: str | Path) -> dict[str, Any]:
     """Read a bench-comm document, checking its schema."""
-    document = json.loads(Path(path).read_text())
-    if document.get("schema") != SCHEMA:
-        raise ValueError(f"{path}: not a {SCHEMA} document (schema {document.get('schema')!r})")
-    return document
+    return scaling_results.load(path, SCHEMA)

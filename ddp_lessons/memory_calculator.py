@@ -16,7 +16,7 @@ from typing import Any
 
 from ddp_lessons import i18n, sharding
 from ddp_lessons.i18n import tr
-from ddp_lessons.frontend import kernel_with_widgets
+from ddp_lessons.frontend import mimebundle
 
 Measured = Mapping[tuple[str, int], Mapping[str, float]]
 """{(strategy, world_size): {row: bytes per rank}} for the configurations a run measured."""
@@ -142,8 +142,4 @@ class MemoryCalculator:
         return self._widget
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        bundle = {"text/plain": self.text(), "text/html": self.html()}
-        if kernel_with_widgets():
-            view = self.widget()._repr_mimebundle_()
-            bundle.update({k: v for k, v in view.items() if k != "text/plain"})
-        return bundle
+        return mimebundle(self.text(), self.html(), self.widget)

@@ -22,7 +22,7 @@ import string
 from typing import Sequence
 
 from ddp_lessons import i18n
-from ddp_lessons.frontend import kernel_with_widgets
+from ddp_lessons.frontend import mimebundle
 from ddp_lessons.i18n import tr
 
 LETTERS = string.ascii_lowercase
@@ -93,11 +93,7 @@ class Quiz:
         return box
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        bundle = {"text/plain": self.text(), "text/html": self.html()}
-        if kernel_with_widgets():
-            view = self.widget()._repr_mimebundle_()
-            bundle.update({k: v for k, v in view.items() if k != "text/plain"})
-        return bundle
+        return mimebundle(self.text(), self.html(), self.widget)
 
 
 def _index(choice: int | str, options: Sequence[str]) -> int:

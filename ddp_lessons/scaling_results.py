@@ -96,18 +96,18 @@ def _slowdown(right: dict[str, Any], over: dict[str, Any]) -> float:
 
 
 def save(result: dict[str, Any], path: str | Path) -> Path:
-    """Write a results document as indented JSON."""
+    """Write a results document (this bench's or `comm_results`') as indented JSON."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=1) + "\n")
     return path
 
 
-def load(path: str | Path) -> dict[str, Any]:
-    """Read a results document, checking its schema."""
+def load(path: str | Path, schema: str = SCHEMA) -> dict[str, Any]:
+    """Read a results document, checking that it is a `schema` document."""
     result = json.loads(Path(path).read_text())
-    if result.get("schema") != SCHEMA:
-        raise ValueError(f"{path}: not a {SCHEMA} document (schema {result.get('schema')!r})")
+    if result.get("schema") != schema:
+        raise ValueError(f"{path}: not a {schema} document (schema {result.get('schema')!r})")
     return result
 
 

@@ -13,14 +13,13 @@ import os
 import random
 import re
 import statistics
-from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ddp_lessons import comm_model, launch, records
+from ddp_lessons import comm_model, launch, records, scripts
 from ddp_lessons.checks.common import passed
 
-CHECKER = str(resources.files("ddp_lessons") / "scripts" / "check_ring.py")
+CHECKER = scripts.path("check_ring.py")
 """The packaged script that runs a student's ring_allreduce on several world sizes."""
 WORLDS = (2, 3, 4)
 

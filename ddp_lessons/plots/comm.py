@@ -15,12 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from ddp_lessons import comm_model
-from ddp_lessons.plots.figures import new_figure
-
-def rank_color(rank: int):
-    """Rank `rank`'s colour, the same as in the coverage plots (matplotlib's tab10 cycle; imported
-    from there it would bring torch along)."""
-    return colormaps["tab10"](rank % 10)
+from ddp_lessons.plots.figures import new_figure, rank_color
 
 
 Trace = Sequence[dict[str, Any]]

@@ -12,7 +12,6 @@ whichever API made it: ``send``, ``isend``, ``batch_isend_irecv``), and any erro
 import argparse
 import contextlib
 import datetime
-import importlib.util
 import os
 import random
 import traceback
@@ -21,7 +20,7 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 
-from ddp_lessons import comm_count, records
+from ddp_lessons import comm_count, records, scripts
 
 TIMEOUT = datetime.timedelta(seconds=15)
 
@@ -35,10 +34,7 @@ def sizes_for(world: int) -> list[int]:
 
 def load_student(path: str):
     """The student's ring_allreduce, imported from `path`."""
-    spec = importlib.util.spec_from_file_location("student_ring", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.ring_allreduce
+    return scripts.load_module(path, "student_ring").ring_allreduce
 
 
 def try_world(student, world: int, rank: int, store_dir: Path) -> dict:
