@@ -1,5 +1,5 @@
 """A Spanish learner in a real browser: JupyterLab opens a Spanish lesson from its es/ folder, runs it
-all, and a quick-check answer gets Spanish feedback (see test_browser_quiz.py for what it needs).
+all, and a quick-check answer gets Spanish feedback (browser.py says what it needs).
 
 Nothing forces the language: the kernel starts in the notebook's folder, named ``es``, as it does in
 ``notebooks/es/`` under `make lab-es`.
@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
+from browser import ROOT, SCREENSHOTS, UI_TIMEOUT_MS, notebook_page, require_chromium, serve_lab
 from ddp_lessons import i18n, quiz
-from test_browser_quiz import ROOT, SCREENSHOTS, UI_TIMEOUT_MS, notebook_page, require_chromium, serve_lab
 
 pytestmark = pytest.mark.browser
 

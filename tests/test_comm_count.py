@@ -1,5 +1,4 @@
 """comm_count.Collectives counts the c10d collectives a rank runs and the payload bytes of each."""
-import pytest
 import torch
 import torch.distributed as dist
 import torch.nn as nn
@@ -9,14 +8,7 @@ from torch.distributed.fsdp import fully_shard
 from ddp_lessons import comm_count
 
 
-@pytest.fixture
-def one_rank_group():
-    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-    yield
-    dist.destroy_process_group()
-
-
-def test_each_collective_is_counted_with_its_payload(one_rank_group):
+def test_each_collective_is_counted_with_its_payload(group_of_one):
     with comm_count.Collectives() as comms:
         dist.all_reduce(torch.zeros(10))
         dist.all_reduce(torch.zeros(5, dtype=torch.float64))
@@ -28,14 +20,14 @@ def test_each_collective_is_counted_with_its_payload(one_rank_group):
                                "broadcast": {"calls": 1, "bytes": 12}, "reduce_scatter": {"calls": 1, "bytes": 16}}
 
 
-def test_nothing_is_counted_outside_the_block(one_rank_group):
+def test_nothing_is_counted_outside_the_block(group_of_one):
     with comm_count.Collectives() as comms:
         pass
     dist.all_reduce(torch.zeros(10))
     assert comms.summary() == {}
 
 
-def test_fsdp2_on_one_rank_communicates_nothing(one_rank_group):
+def test_fsdp2_on_one_rank_communicates_nothing(group_of_one):
     """With a single rank FSDP2 skips its all-gathers and reduce-scatters (lesson 15 counts them at 2 and 4)."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))

@@ -6,7 +6,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
+
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 LINK = re.compile(r"\[[^\n]*?\]\(([^)\s#]+\.ipynb)(?:#[^)]*)?\)")
 

@@ -11,13 +11,6 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from ddp_lessons import memory, sharding
 
 
-@pytest.fixture
-def one_rank_group():
-    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-    yield
-    dist.destroy_process_group()
-
-
 def mlp(widths=(8, 32, 16), seed=0):
     torch.manual_seed(seed)
     layers = []
@@ -104,7 +97,7 @@ def train(model, optimizer, steps=3):
 
 
 @pytest.mark.parametrize("bucket_view", [False, True])
-def test_ddp_buckets_are_seen_and_bucket_views_are_not_double_counted(one_rank_group, bucket_view):
+def test_ddp_buckets_are_seen_and_bucket_views_are_not_double_counted(group_of_one, bucket_view):
     model = DDP(mlp(), gradient_as_bucket_view=bucket_view, bucket_cap_mb=0.001)
     buckets = memory.keep_buckets(model)
     optimizer = torch.optim.Adam(model.parameters())
@@ -117,7 +110,7 @@ def test_ddp_buckets_are_seen_and_bucket_views_are_not_double_counted(one_rank_g
     assert len(buckets) > 1
 
 
-def test_keeping_buckets_does_what_ddp_does_without_a_hook(one_rank_group):
+def test_keeping_buckets_does_what_ddp_does_without_a_hook(group_of_one):
     trained = []
     for keep in (False, True):
         model = DDP(mlp())
@@ -129,7 +122,7 @@ def test_keeping_buckets_does_what_ddp_does_without_a_hook(one_rank_group):
     assert all(torch.equal(a, b) for a, b in zip(*trained))
 
 
-def test_a_dtensor_counts_its_local_shard_not_its_global_size(one_rank_group):
+def test_a_dtensor_counts_its_local_shard_not_its_global_size(group_of_one):
     mesh = DeviceMesh.from_group(dist.group.WORLD, "cpu")
     padded = torch.zeros(4, 10)  # as FSDP2 stores a shard: 2 rows owned, padded to 4
     shard = DTensor.from_local(padded[:2], mesh, [Shard(0)], run_check=False, shape=(8, 10), stride=(10, 1))
@@ -138,7 +131,7 @@ def test_a_dtensor_counts_its_local_shard_not_its_global_size(one_rank_group):
     assert ledger.add("parameters", [shard, padded]) == 4 * 10 * 4
 
 
-def test_fsdp2_on_one_rank_matches_the_formula(one_rank_group):
+def test_fsdp2_on_one_rank_matches_the_formula(group_of_one):
     model = mlp((8, 32, 16))
     mesh = DeviceMesh.from_group(dist.group.WORLD, "cpu")
     for layer in model:
@@ -153,7 +146,7 @@ def test_fsdp2_on_one_rank_matches_the_formula(one_rank_group):
     assert {row: rows[row] for row in expected} == expected and rows["gathered"] == 0
 
 
-def test_fsdp2_keeps_gathered_parameters_until_backward_without_resharding(one_rank_group):
+def test_fsdp2_keeps_gathered_parameters_until_backward_without_resharding(group_of_one):
     mesh = DeviceMesh.from_group(dist.group.WORLD, "cpu")
     gathered = {}
     for reshard in (True, False):

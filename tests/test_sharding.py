@@ -3,7 +3,6 @@ import random
 
 import pytest
 import torch
-import torch.distributed as dist
 from torch.distributed.optim import ZeroRedundancyOptimizer
 
 from ddp_lessons import sharding
@@ -61,15 +60,8 @@ def test_zero1_gives_whole_parameters_largest_first_to_the_emptiest_rank():
     assert sharding.zero1_partition([7], 3) == [[0], [], []]
 
 
-@pytest.fixture
-def one_rank_group():
-    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-    yield
-    dist.destroy_process_group()
-
-
 @pytest.mark.parametrize("world_size", [2, 3, 4])
-def test_zero1_partition_is_the_one_zero_redundancy_optimizer_computes(one_rank_group, world_size):
+def test_zero1_partition_is_the_one_zero_redundancy_optimizer_computes(group_of_one, world_size):
     """torch's own partition, recomputed as if the group had `world_size` ranks (a private method)."""
     rng = random.Random(world_size)
     params = [torch.nn.Parameter(torch.zeros(rng.choice([1, 3, 16, 40, 40, 64]))) for _ in range(9)]

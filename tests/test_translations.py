@@ -21,8 +21,8 @@ import ddp_lessons
 from ddp_lessons import checks, i18n, quiz
 from ddp_lessons.tooling import catalogs, cli, translations
 from ddp_lessons.i18n.messages_es import SPANISH
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DONE = translations.translated(ROOT)
 LESSONS = [edition for edition in DONE if edition.lesson]
 EXERCISES = [edition for edition in DONE if edition.folder == "exercises"]
