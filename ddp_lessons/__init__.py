@@ -9,7 +9,8 @@ environment names and run-directory layout launchers and ranks share) imports no
 package, and every module, a rank script included, may read it.
 
 0. **lesson helpers**: the top-level modules lessons and their scripts compute with (`backend`,
-   `records`, `sampling`, `traffic`, `timing`, `quiz`, ...), ``plots/`` and ``scripts/``;
+   `records`, `sampling`, `traffic`, `timing`, `memory`, `comm_model`, `quiz`, ...), ``i18n/`` (what
+   a learner reads, in the notebook's language), ``plots/`` and ``scripts/``;
 1. ``runtime/``: how a job is started, watched and explained (process trees, per-rank output,
    failure attribution, hang stacks, progress, the rank hooks); never imported by a lesson;
 2. **runners**, the lesson API that starts jobs: `launch`, `accelerate_launch`, `bench`;

@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ddp_lessons.runtime.contract import RANK_MARK_PATTERN
+from ddp_lessons.tracebacks import TORCH_RANK_TAG  # torch tags a rank's uncaught exception lines
 
 TAIL_LINES = 15
 """How many lines of a rank's output an error message shows."""
-
-_TORCH_RANK_TAG = re.compile(r"^\[rank\d+\]: ?")  # torch tags a rank's uncaught exception lines
 
 
 def pump(stream: Iterable[str], result, lock: threading.Lock, echo: bool) -> None:
@@ -33,7 +32,7 @@ def pump(stream: Iterable[str], result, lock: threading.Lock, echo: bool) -> Non
     pending: dict[int, str] = {}
 
     def emit(rank: int, text: str) -> None:
-        text = _TORCH_RANK_TAG.sub("", text, count=1)
+        text = TORCH_RANK_TAG.sub("", text, count=1)
         result.rank_lines.setdefault(rank, []).append(text)
         if echo:
             print(f"[rank {rank}] {text}", flush=True)
