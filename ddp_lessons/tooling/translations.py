@@ -39,10 +39,10 @@ from ddp_lessons.tooling.catalogs import STALE, TODO
 from ddp_lessons.tooling.conventions import NOTEBOOK_PATTERN
 from ddp_lessons.tooling.exercises import render
 
-REQUIRE_EVERY_NOTEBOOK = False
-"""False while the course is being translated: an English notebook without a catalog is only listed
-as not yet translated. Set it to True once every notebook has one: then a lesson or exercise added
-without its Spanish fails `--check` and tests/test_translations.py."""
+REQUIRE_EVERY_NOTEBOOK = True
+"""True: every English lesson and exercise has a catalog, so one added without its Spanish fails
+`--check` and tests/test_translations.py. (False only while a course is being translated: an English
+notebook without a catalog is then just listed as not yet translated.)"""
 
 SOURCES = ("notebooks", "exercises")
 """The folders whose notebooks are translated; each gets a language folder: notebooks/es/, exercises/es/."""
