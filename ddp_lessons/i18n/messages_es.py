@@ -809,8 +809,9 @@ SPANISH = {
         "FSDP2 (ZeRO-3) fragmenta los parámetros, los gradientes y el estado del optimizador",
     "bytes_per_rank(...) must return a dict with the keys {keys}, got {got!r}":
         "bytes_per_rank(...) debe devolver un dict con las claves {keys}; devolvió {got!r}",
-    "{who}: divide the {row} by the world size": "{who}: divida «{row}» entre el world size",
-    "{who}: do not divide the {row} by the world size": "{who}: no divida «{row}» entre el world size",
+    "{who}: divide the {row} row by the world size": "{who}: divida la fila «{row}» entre el world size",
+    "{who}: do not divide the {row} row by the world size":
+        "{who}: no divida la fila «{row}» entre el world size",
     "the run uses gradient_as_bucket_view=True: the gradients are views into DDP's buckets, so count that memory "
     "once, not gradients plus buckets":
         "la ejecución usa gradient_as_bucket_view=True: los gradientes son vistas de los buckets de DDP, así que "
@@ -819,8 +820,9 @@ SPANISH = {
         "{states}: cuente cada estado una sola vez ({per_parameter} bytes por parámetro en fp32)",
     "check the bytes per parameter of this row and whether this strategy divides it":
         "revise los bytes por parámetro de esta fila y si esta estrategia la divide",
-    "{where}: {row} per rank should be {want:,.0f} bytes, your formula says {got:,.0f}: {hint}":
-        "{where}: «{row}» por rank debería ser {want:,.0f} bytes, pero su fórmula da {got:,.0f}: {hint}",
+    "{where}: the {row} row should be {want:,.0f} bytes per rank, your formula says {got:,.0f}: {hint}":
+        "{where}: la fila «{row}» debería ser de {want:,.0f} bytes por rank, pero su fórmula da {got:,.0f}: "
+        "{hint}",
     "mixed precision: the ZeRO paper's optimizer state also holds an fp32 master copy of the weights, 4 bytes per "
     "parameter, besides Adam's two fp32 states: K = 12":
         "precisión mixta: el estado del optimizador del artículo de ZeRO contiene también una copia maestra de "
