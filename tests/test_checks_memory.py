@@ -104,8 +104,8 @@ def test_the_solution_equals_the_ledgers_of_a_run(seed, part, capsys):
     ("replicas", "one adam state", "Adam keeps two states"),
     ("replicas", "zero1 divides parameters", "every rank still holds all parameters and gradients"),
     ("replicas", "buckets counted twice", "count that memory once, not gradients plus buckets"),
-    ("sharded", "zero2 keeps gradients", "divide the gradients by the world size"),
-    ("sharded", "fsdp keeps parameters", "divide the parameters by the world size"),
+    ("sharded", "zero2 keeps gradients", "divide the gradients row by the world size"),
+    ("sharded", "fsdp keeps parameters", "divide the parameters row by the world size"),
 ])
 def test_a_wrong_formula_fails_against_the_ledgers_with_its_hint(part, mistake, hint, fails_with):
     setting = memory_checks.random_setting(12)  # Adam, 3 ranks
@@ -178,7 +178,7 @@ def test_a_broken_shard_fails_on_a_real_run(solution_script, fails_with, body, h
 def test_in_a_spanish_notebook_the_hints_are_spanish(monkeypatch, fails_with, capsys):
     monkeypatch.setenv("DDP_LESSONS_LANG", "es")
     with fails_with("ZeRO-2 fragmenta el estado del optimizador y los gradientes; cada rank conserva todos los "
-                    "parámetros: divida «gradients» entre el world size"):
+                    "parámetros: divida la fila «gradients» entre el world size"):
         checks.bytes_formula(formula("zero2 keeps gradients"))
     setting = memory_checks.random_setting(12)
     memory_checks.check_ledgers(formula(), setting, recorded(setting, "replicas"), "replicas", 12)

@@ -165,3 +165,12 @@ def test_an_error_is_reported_with_the_line_of_the_students_file_it_came_from():
              '    chunks[4].add_(arrived)\nIndexError: tuple index out of range\n')
     rows = [record(r, 3, error="IndexError: tuple index out of range", traceback=trace) for r in range(3)]
     assert "at 16_ring.py:12: chunks[4].add_(arrived): torch.chunk(tensor, n)" in ring.ring_hint(rows, worlds=(3,))
+
+
+def test_a_spanish_notebook_reads_the_ring_hints_in_spanish(monkeypatch):
+    monkeypatch.setenv("DDP_LESSONS_LANG", "es")
+    averaged = [record(r, 3, equal=False, averaged=True, wrong_elements=30) for r in range(3)]
+    assert ring.ring_hint(averaged, worlds=(3,)) == \
+        "en 3 ranks el resultado es la media: all_reduce suma (quite la división entre 3)"
+    with pytest.raises(AssertionError, match="falta alpha, el coste de cada llamada"):
+        checks.predicted_time(lambda a, b, size, n: b * comm_model.ring_factor(n) * size)

@@ -1,8 +1,8 @@
 """The Spanish edition: generated from the English, never drifting from it, complete where it exists.
 
-Every test runs over the notebooks that have a catalog in i18n/es/ (the translated part of the course);
-`test_every_english_notebook_has_its_spanish_edition` lists the rest, an expected failure until
-`translations.REQUIRE_EVERY_NOTEBOOK` is True.
+Every test runs over the notebooks that have a catalog in i18n/es/, and every English lesson and
+exercise must have one (`translations.REQUIRE_EVERY_NOTEBOOK`): a notebook added without its Spanish
+fails `test_every_english_notebook_has_its_spanish_edition` and `--check`.
 """
 import ast
 import json
@@ -97,11 +97,8 @@ def test_the_check_lists_nothing_out_of_date_in_the_translated_part():
 
 
 def test_every_english_notebook_has_its_spanish_edition():
+    assert translations.REQUIRE_EVERY_NOTEBOOK, "the whole course is translated: keep REQUIRE_EVERY_NOTEBOOK True"
     missing = translations.check(ROOT).untranslated
-    if not translations.REQUIRE_EVERY_NOTEBOOK:
-        if missing:
-            pytest.xfail(f"not yet translated ({len(missing)}): {', '.join(missing)}")
-        pytest.fail("every notebook is translated: set translations.REQUIRE_EVERY_NOTEBOOK = True")
     assert not missing, f"no Spanish edition (run `python -m ddp_lessons make-translations --update PATH`): {missing}"
 
 
@@ -446,6 +443,20 @@ def test_update_writes_a_skeleton_then_check_lists_todo_cells_then_translated_it
     spanish = nbformat.read(tmp_path / "notebooks" / "es" / "09_tiny.ipynb", as_version=4)
     assert spanish.cells[0].source == "# Lección 9\nLea [more](../10_next.ipynb)."
     assert spanish.cells[1] == nbformat.read(source, as_version=4).cells[1]
+
+
+def test_a_new_english_notebook_without_its_spanish_fails_the_check(tmp_path, capsys):
+    source = tiny_course(tmp_path)
+    base = ["make-translations", "--root", str(tmp_path)]
+    cli.main(base + ["--update", str(source)])
+    catalog = tmp_path / "i18n" / "es" / "notebooks" / "09_tiny.md"
+    catalog.write_text(catalog.read_text().replace(" todo -->", " -->"))
+    assert cli.main(base) == 0 and cli.main(base + ["--check"]) == 0
+    nbformat.write(v4.new_notebook(cells=[v4.new_markdown_cell("# Lesson 10")]), tmp_path / "notebooks" / "10_new.ipynb")
+    capsys.readouterr()
+    assert cli.main(base + ["--check"]) == 1
+    assert "notebooks/10_new.ipynb: not translated (no catalog; run --update notebooks/10_new.ipynb)" in \
+        capsys.readouterr().err
 
 
 def test_an_english_edit_makes_the_cell_stale_until_its_spanish_is_updated(tmp_path, capsys):

@@ -56,9 +56,9 @@ def _hint(row: str, got: float, want: float, world_size: int, strategy: str, opt
     ratio = got / want if want else math.inf
     sharded = row in SHARDED[strategy]
     if math.isclose(ratio, world_size) and sharded:
-        return tr("{who}: divide the {row} by the world size", who=_who(strategy), row=row)
+        return tr("{who}: divide the {row} row by the world size", who=_who(strategy), row=row)
     if math.isclose(ratio, 1 / world_size) and not sharded:
-        return tr("{who}: do not divide the {row} by the world size", who=_who(strategy), row=row)
+        return tr("{who}: do not divide the {row} row by the world size", who=_who(strategy), row=row)
     if row == "gradients" and math.isclose(ratio, 2) and strategy in ("ddp", "zero1"):
         return tr("the run uses gradient_as_bucket_view=True: the gradients are views into DDP's buckets, "
                   "so count that memory once, not gradients plus buckets")
@@ -75,7 +75,7 @@ def _compare(got: Mapping[str, float], want: Mapping[str, float], world_size: in
              optimizer: str, where: str) -> None:
     for row in ROWS:
         assert math.isclose(got[row], want[row], rel_tol=1e-9, abs_tol=1e-9), tr(
-            "{where}: {row} per rank should be {want:,.0f} bytes, your formula says {got:,.0f}: {hint}",
+            "{where}: the {row} row should be {want:,.0f} bytes per rank, your formula says {got:,.0f}: {hint}",
             where=where, row=row, want=want[row], got=got[row],
             hint=_hint(row, got[row], want[row], world_size, strategy, optimizer))
 

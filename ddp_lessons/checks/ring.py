@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 from ddp_lessons import comm_model, launch, records, scripts
 from ddp_lessons.checks.common import passed
+from ddp_lessons.i18n import tr
 
 CHECKER = scripts.path("check_ring.py")
 """The packaged script that runs a student's ring_allreduce on several world sizes."""
@@ -33,32 +34,33 @@ def ring_allreduce(script: str | os.PathLike, worlds: Sequence[int] = WORLDS, ti
                                   run_dir=records.new_run_dir(Path(script).stem), echo=False)
     except launch.RunTimeoutError as error:
         where = "; ".join(f"rank {r}: {w}" for r, w in sorted(error.result.where.items()))
-        raise AssertionError(f"ring_allreduce did not return within {timeout:g} s ({where}): look for a "
-                             "loop that never ends or a receive nobody sends to") from None
+        raise AssertionError(tr("ring_allreduce did not return within {timeout:g} s ({where}): look for a loop "
+                                "that never ends or a receive nobody sends to", timeout=timeout, where=where)) from None
     except launch.RankFailedError as error:
-        raise AssertionError(f"the check's ranks failed: {error}") from None
+        raise AssertionError(tr("the check's ranks failed: {error}", error=error)) from None
     rows = records.load(run.run_dir, "ring")
     hint = ring_hint(rows, worlds)
     assert hint is None, hint
     sizes = {c["numel"] for row in rows for w in row["worlds"] for c in w["cases"]}
     three = next(w for w in rows[0]["worlds"] if w["world"] == sorted(worlds)[len(worlds) // 2])
     example = three["cases"][-1]
-    passed(f"on {', '.join(map(str, worlds))} ranks and {len(sizes)} tensor sizes (some not divisible by "
-           f"the world size) ring_allreduce equals dist.all_reduce, and each rank sends 2(n-1)/n of the "
-           f"tensor (on {three['world']} ranks, rank 0 sent {example['sent']:,} of {example['bytes']:,} bytes)")
+    passed(tr("on {worlds} ranks and {sizes} tensor sizes (some not divisible by the world size) ring_allreduce "
+              "equals dist.all_reduce, and each rank sends 2(n-1)/n of the tensor (on {world} ranks, rank 0 sent "
+              "{sent:,} of {total:,} bytes)", worlds=", ".join(map(str, worlds)), sizes=len(sizes),
+              world=three["world"], sent=example["sent"], total=example["bytes"]))
 
 
 def ring_hint(rows: Sequence[dict[str, Any]], worlds: Sequence[int] = WORLDS) -> str | None:
     """What is wrong, as a hint, from every rank's ``ring`` record; None when all is right."""
     failed_import = next((row["import_error"] for row in rows if row.get("import_error")), None)
     if failed_import:
-        return (f"the script could not be imported ({failed_import}): it must define "
-                "ring_allreduce(tensor), with its imports, and run nothing when imported")
+        return tr("the script could not be imported ({error}): it must define ring_allreduce(tensor), with its "
+                  "imports, and run nothing when imported", error=failed_import)
     by_world = {n: [(row["rank"], w["cases"]) for row in rows for w in row["worlds"] if w["world"] == n]
                 for n in worlds}
     for n in sorted(by_world):
         if not by_world[n]:
-            return f"no rank reported on {n} ranks: did the check's launch fail?"
+            return tr("no rank reported on {n} ranks: did the check's launch fail?", n=n)
         hint = _errors_hint(by_world[n], n) or _result_hint(by_world[n], n) or _bytes_hint(by_world[n], n)
         if hint:
             return hint
@@ -75,24 +77,25 @@ def _errors_hint(ranks: list, n: int) -> str | None:
         return None
     own = [(rank, case) for rank, case in errors if not _peer_failure(case["error"])]
     if not own:  # every rank waited for a peer until the group's timeout
-        return (f"on {n} ranks ring_allreduce never finished: every rank waited for a peer (gloo's "
-                f"timeout: {errors[0][1]['error'][:120]}). A blocking dist.send waits until the "
-                "receiver is receiving, so when every rank sends first they wait for each other forever. "
-                "Post the send and the receive together: dist.isend + dist.irecv (or "
-                "dist.batch_isend_irecv with P2POp), then wait() for both")
+        return tr("on {n} ranks ring_allreduce never finished: every rank waited for a peer (gloo's timeout: "
+                  "{error}). A blocking dist.send waits until the receiver is receiving, so when every rank sends "
+                  "first they wait for each other forever. Post the send and the receive together: dist.isend + "
+                  "dist.irecv (or dist.batch_isend_irecv with P2POp), then wait() for both",
+                  n=n, error=errors[0][1]["error"][:120])
     rank, case = own[0]
     message = case["error"]
     if message.startswith("NotImplementedError"):
-        return "ring_allreduce raised NotImplementedError: write it where the cell says # YOUR CODE HERE"
+        return tr("ring_allreduce raised NotImplementedError: write it where the cell says `# YOUR CODE HERE`")
     advice = ""
     if message.startswith("IndexError"):
-        advice = (": torch.chunk(tensor, n) can return fewer than n chunks (e.g. 9 elements on 4 ranks "
-                  "give 3 chunks of 3); torch.tensor_split(tensor, n) always returns n")
+        advice = tr(": torch.chunk(tensor, n) can return fewer than n chunks (e.g. 9 elements on 4 ranks give 3 "
+                    "chunks of 3); torch.tensor_split(tensor, n) always returns n")
     elif "view" in message or "shape" in message:
-        advice = (": the size need not divide by the world size; split with torch.tensor_split(tensor, n), "
-                  "whose chunks differ by at most one element")
-    return (f"on {n} ranks, rank {rank} raised {message} for a tensor of {case['numel']} elements"
-            f"{_where(case.get('traceback', ''))}{advice}")
+        advice = tr(": the size need not divide by the world size; split with torch.tensor_split(tensor, n), "
+                    "whose chunks differ by at most one element")
+    return tr("on {n} ranks, rank {rank} raised {message} for a tensor of {numel} elements{where}{advice}", n=n,
+              rank=rank, message=message, numel=case["numel"], where=_where(case.get("traceback", "")),
+              advice=advice)
 
 
 def _where(trace: str) -> str:
@@ -101,7 +104,8 @@ def _where(trace: str) -> str:
     library = ("/ddp_lessons/", "site-packages", "/torch/")
     mine = [(Path(path).name, line, source) for path, line, source in frames
             if not any(part in path for part in library)]
-    return f" at {mine[-1][0]}:{mine[-1][1]}: {mine[-1][2].strip()}" if mine else ""
+    return tr(" at {file}:{line}: {source}", file=mine[-1][0], line=mine[-1][1], source=mine[-1][2].strip()) \
+        if mine else ""
 
 
 def _peer_failure(message: str) -> bool:
@@ -113,25 +117,26 @@ def _peer_failure(message: str) -> bool:
 def _result_hint(ranks: list, n: int) -> str | None:
     used = sorted({name for _, cases in ranks for case in cases for name in case["collectives"]})
     if used:
-        return (f"ring_allreduce called dist.{used[0]}: build the ring from point-to-point calls only "
-                "(dist.isend/dist.irecv, dist.send/dist.recv or dist.batch_isend_irecv)")
+        return tr("ring_allreduce called dist.{name}: build the ring from point-to-point calls only "
+                  "(dist.isend/dist.irecv, dist.send/dist.recv or dist.batch_isend_irecv)", name=used[0])
     wrong = [(rank, case) for rank, cases in ranks for case in cases if not case["equal"]]
     if not wrong:
         return None
     rank, case = wrong[0]
     if case["unchanged"]:
-        return (f"on {n} ranks rank {rank}'s tensor came back unchanged: ring_allreduce works in place, "
-                "like dist.all_reduce: add the received chunks into the tensor's own chunks "
-                "(tensor.tensor_split(n) returns views) and receive the finished chunks into them")
+        return tr("on {n} ranks rank {rank}'s tensor came back unchanged: ring_allreduce works in place, like "
+                  "dist.all_reduce: add the received chunks into the tensor's own chunks (tensor.tensor_split(n) "
+                  "returns views) and receive the finished chunks into them", n=n, rank=rank)
     if case["averaged"]:
-        return f"on {n} ranks the result is the mean: all_reduce sums (leave out the division by {n})"
+        return tr("on {n} ranks the result is the mean: all_reduce sums (leave out the division by {n})", n=n)
     uneven = [c for _, c in wrong if c["numel"] % n]
-    note = (" Only sizes that do not divide by the world size are wrong: split with "
-            "torch.tensor_split(tensor, n) and use each chunk's own size." if len(uneven) == len(wrong) else "")
-    return (f"on {n} ranks rank {rank}'s result differs from dist.all_reduce in {case['wrong_elements']} of "
-            f"{case['numel']} elements.{note} Check the chunk indices: in reduce-scatter step s rank r sends "
-            "chunk (r - s) mod n to rank r + 1 and adds what arrives into chunk (r - s - 1) mod n; in "
-            "all-gather step s it sends chunk (r + 1 - s) mod n and overwrites chunk (r - s) mod n")
+    note = tr(" Only sizes that do not divide by the world size are wrong: split with "
+              "torch.tensor_split(tensor, n) and use each chunk's own size.") if len(uneven) == len(wrong) else ""
+    return tr("on {n} ranks rank {rank}'s result differs from dist.all_reduce in {wrong} of {numel} elements.{note} "
+              "Check the chunk indices: in reduce-scatter step s rank r sends chunk (r - s) mod n to rank r + 1 and "
+              "adds what arrives into chunk (r - s - 1) mod n; in all-gather step s it sends chunk (r + 1 - s) mod n "
+              "and overwrites chunk (r - s) mod n", n=n, rank=rank, wrong=case["wrong_elements"],
+              numel=case["numel"], note=note)
 
 
 def _bytes_hint(ranks: list, n: int) -> str | None:
@@ -143,24 +148,25 @@ def _bytes_hint(ranks: list, n: int) -> str | None:
     ring = comm_model.moved_bytes(size, n)
     most = 4 * 2 * (n - 1) * math.ceil(numel / n)  # any split into n chunks, each rank sending 2(n-1)
     if all(bytes_sent == 0 for bytes_sent in sent.values()):
-        return ("no rank sent anything point to point, yet the sums are right: the check counts what "
-                "dist.send, dist.isend and dist.batch_isend_irecv send; build the ring from them")
+        return tr("no rank sent anything point to point, yet the sums are right: the check counts what dist.send, "
+                  "dist.isend and dist.batch_isend_irecv send; build the ring from them")
     if sum(sent.values()) == 2 * (n - 1) * size and max(sent.values()) <= most:
         return None
     heaviest = max(sent, key=sent.get)
     if n > 2 and sent[heaviest] >= (n - 1) * size and min(sent.values()) <= size:
-        return (f"on {n} ranks rank {heaviest} sent {sent[heaviest]:,} bytes, {sent[heaviest] / size:.0f}x the "
-                f"{size:,}-byte tensor, and another rank only {min(sent.values()):,}: that is a reduce to "
-                f"one rank and a broadcast back. That rank's link carries n - 1 tensors each way, more with "
-                f"every rank added; in a ring every rank sends 2(n-1)/n of the tensor ({ring:,.0f} bytes here)")
+        return tr("on {n} ranks rank {rank} sent {sent:,} bytes, {times:.0f}x the {size:,}-byte tensor, and another "
+                  "rank only {least:,}: that is a reduce to one rank and a broadcast back. That rank's link carries "
+                  "n - 1 tensors each way, more with every rank added; in a ring every rank sends 2(n-1)/n of the "
+                  "tensor ({ring:,.0f} bytes here)", n=n, rank=heaviest, sent=sent[heaviest],
+                  times=sent[heaviest] / size, size=size, least=min(sent.values()), ring=ring)
     if min(sent.values()) >= (n - 1) * size:
-        return (f"on {n} ranks every rank sent {min(sent.values()) / size:.1f}x to "
-                f"{max(sent.values()) / size:.1f}x the tensor ({size:,} bytes), a ring sends "
-                f"2(n-1)/n = {comm_model.ring_factor(n):.2f}x: it sends the whole tensor in each step. "
-                "Send one chunk (1/n of the tensor) per step")
-    return (f"on {n} ranks the ranks sent {', '.join(f'{b:,}' for b in sent.values())} bytes for a "
-            f"{size:,}-byte tensor; a ring sends 2(n-1)/n of it per rank ({ring:,.0f}), "
-            f"2(n-1) tensors in all ({2 * (n - 1) * size:,})")
+        return tr("on {n} ranks every rank sent {least:.1f}x to {most:.1f}x the tensor ({size:,} bytes), a ring "
+                  "sends 2(n-1)/n = {factor:.2f}x: it sends the whole tensor in each step. Send one chunk (1/n of the "
+                  "tensor) per step", n=n, least=min(sent.values()) / size, most=max(sent.values()) / size,
+                  size=size, factor=comm_model.ring_factor(n))
+    return tr("on {n} ranks the ranks sent {sent} bytes for a {size:,}-byte tensor; a ring sends 2(n-1)/n of it per "
+              "rank ({ring:,.0f}), 2(n-1) tensors in all ({total:,})", n=n,
+              sent=", ".join(f"{b:,}" for b in sent.values()), size=size, ring=ring, total=2 * (n - 1) * size)
 
 
 # -- part 2: the α–β model --------------------------------------------------------------------------
@@ -201,30 +207,33 @@ def alpha_beta(student_fit: Callable[[Sweep], tuple[float, float]]) -> None:
         fitted = comm_model.fit((size, world, statistics.median(times)) for size, world, times in sweep)
         expected = (fitted.alpha, fitted.beta)
         got = student_fit([(s, n, list(times)) for s, n, times in sweep])
-        assert isinstance(got, (tuple, list)) and len(got) == 2, f"return (alpha, beta), got {got!r}"
+        assert isinstance(got, (tuple, list)) and len(got) == 2, tr("return (alpha, beta), got {got!r}", got=got)
         got = tuple(float(x) for x in got)
         if _same(got, expected):
             continue
         wrong = {"mean": _fit(sweep, center=statistics.mean), "bytes": _fit(sweep, moved=False),
                  "plain": _fit(sweep, relative=False)}
         worlds = sorted({n for _, n, _ in sweep})
-        hint = ("(alpha, beta) are swapped: alpha is seconds per call, beta seconds per byte moved"
-                if _same(got[::-1], expected) else
-                "you fitted the mean of each size's repeats: one slow repeat pulls it up; take the median "
-                "(statistics.median)" if _same(got, wrong["mean"]) else
-                "you fitted against the message size; the model's x is the bytes each rank moves, "
-                f"2(n-1)/n x size (this sweep mixes {worlds[0]} and {worlds[1]} ranks)"
-                if _same(got, wrong["bytes"]) else
-                "that is plain least squares: the largest messages decide alone and alpha comes out wrong; "
-                "divide each equation alpha + beta*moved = t by its t (relative errors)"
-                if _same(got, wrong["plain"]) else
-                "fit alpha and beta on (moved, median time) points, moved = 2(n-1)/n x bytes, by least "
-                "squares on relative errors: minimise the sum of ((alpha + beta*moved) / t - 1)^2")
-        raise AssertionError(f"expected alpha = {expected[0]:.4g} s, beta = {expected[1]:.4g} s/byte, got "
-                             f"alpha = {got[0]:.4g}, beta = {got[1]:.4g}: {hint}")
+        if _same(got[::-1], expected):
+            hint = tr("(alpha, beta) are swapped: alpha is seconds per call, beta seconds per byte moved")
+        elif _same(got, wrong["mean"]):
+            hint = tr("you fitted the mean of each size's repeats: one slow repeat pulls it up; take the median "
+                      "(statistics.median)")
+        elif _same(got, wrong["bytes"]):
+            hint = tr("you fitted against the message size; the model's x is the bytes each rank moves, 2(n-1)/n x "
+                      "size (this sweep mixes {first} and {second} ranks)", first=worlds[0], second=worlds[1])
+        elif _same(got, wrong["plain"]):
+            hint = tr("that is plain least squares: the largest messages decide alone and alpha comes out wrong; "
+                      "divide each equation alpha + beta*moved = t by its t (relative errors)")
+        else:
+            hint = tr("fit alpha and beta on (moved, median time) points, moved = 2(n-1)/n x bytes, by least squares "
+                      "on relative errors: minimise the sum of ((alpha + beta*moved) / t - 1)^2")
+        raise AssertionError(tr("expected alpha = {alpha:.4g} s, beta = {beta:.4g} s/byte, got alpha = "
+                                "{got_alpha:.4g}, beta = {got_beta:.4g}: {hint}", alpha=expected[0], beta=expected[1],
+                                got_alpha=got[0], got_beta=got[1], hint=hint))
     alpha, beta = _fit(cases[0])
-    passed(f"alpha and beta fitted right (first sweep: alpha = {alpha * 1e6:.1f} µs, "
-           f"1/beta = {1 / beta / 1e9:.2f} GB/s bus bandwidth)")
+    passed(tr("alpha and beta fitted right (first sweep: alpha = {alpha:.1f} µs, 1/beta = {bandwidth:.2f} GB/s bus "
+              "bandwidth)", alpha=alpha * 1e6, bandwidth=1 / beta / 1e9))
 
 
 def predicted_time(student_predict: Callable[[float, float, float, int], float]) -> None:
@@ -235,11 +244,12 @@ def predicted_time(student_predict: Callable[[float, float, float, int], float])
         got = float(student_predict(alpha, beta, size, world))
         if math.isclose(got, expected, rel_tol=1e-6):
             continue
-        hint = ("the bytes moved are 2(n-1)/n x the message, not the message itself"
-                if math.isclose(got, alpha + beta * size, rel_tol=1e-6) else
-                "alpha, the cost of every call, is missing"
-                if math.isclose(got, beta * comm_model.moved_bytes(size, world), rel_tol=1e-6) else
-                "predicted time = alpha + beta x 2(n-1)/n x bytes")
-        raise AssertionError(f"{size:,} bytes on {world} ranks: expected {expected * 1e3:.4g} ms, got "
-                             f"{got * 1e3:.4g} ms: {hint}")
-    passed("predicted times are alpha + beta x 2(n-1)/n x bytes")
+        if math.isclose(got, alpha + beta * size, rel_tol=1e-6):
+            hint = tr("the bytes moved are 2(n-1)/n x the message, not the message itself")
+        elif math.isclose(got, beta * comm_model.moved_bytes(size, world), rel_tol=1e-6):
+            hint = tr("alpha, the cost of every call, is missing")
+        else:
+            hint = tr("predicted time = alpha + beta x 2(n-1)/n x bytes")
+        raise AssertionError(tr("{size:,} bytes on {world} ranks: expected {expected:.4g} ms, got {got:.4g} ms: {hint}",
+                                size=size, world=world, expected=expected * 1e3, got=got * 1e3, hint=hint))
+    passed(tr("predicted times are alpha + beta x 2(n-1)/n x bytes"))

@@ -809,8 +809,9 @@ SPANISH = {
         "FSDP2 (ZeRO-3) fragmenta los parámetros, los gradientes y el estado del optimizador",
     "bytes_per_rank(...) must return a dict with the keys {keys}, got {got!r}":
         "bytes_per_rank(...) debe devolver un dict con las claves {keys}; devolvió {got!r}",
-    "{who}: divide the {row} by the world size": "{who}: divida «{row}» entre el world size",
-    "{who}: do not divide the {row} by the world size": "{who}: no divida «{row}» entre el world size",
+    "{who}: divide the {row} row by the world size": "{who}: divida la fila «{row}» entre el world size",
+    "{who}: do not divide the {row} row by the world size":
+        "{who}: no divida la fila «{row}» entre el world size",
     "the run uses gradient_as_bucket_view=True: the gradients are views into DDP's buckets, so count that memory "
     "once, not gradients plus buckets":
         "la ejecución usa gradient_as_bucket_view=True: los gradientes son vistas de los buckets de DDP, así que "
@@ -819,8 +820,9 @@ SPANISH = {
         "{states}: cuente cada estado una sola vez ({per_parameter} bytes por parámetro en fp32)",
     "check the bytes per parameter of this row and whether this strategy divides it":
         "revise los bytes por parámetro de esta fila y si esta estrategia la divide",
-    "{where}: {row} per rank should be {want:,.0f} bytes, your formula says {got:,.0f}: {hint}":
-        "{where}: «{row}» por rank debería ser {want:,.0f} bytes, pero su fórmula da {got:,.0f}: {hint}",
+    "{where}: the {row} row should be {want:,.0f} bytes per rank, your formula says {got:,.0f}: {hint}":
+        "{where}: la fila «{row}» debería ser de {want:,.0f} bytes por rank, pero su fórmula da {got:,.0f}: "
+        "{hint}",
     "mixed precision: the ZeRO paper's optimizer state also holds an fp32 master copy of the weights, 4 bytes per "
     "parameter, besides Adam's two fp32 states: K = 12":
         "precisión mixta: el estado del optimizador del artículo de ZeRO contiene también una copia maestra de "
@@ -889,4 +891,120 @@ SPANISH = {
     "sharding": "fragmentación",
     "precision": "precisión",
     "activations (bytes)": "activaciones (bytes)",
+    # ddp_lessons.checks.ring (exercise 16)
+    "ring_allreduce did not return within {timeout:g} s ({where}): look for a loop that never ends or a receive "
+    "nobody sends to":
+        "ring_allreduce no retornó en {timeout:g} s ({where}): busque un bucle que no termina nunca o una recepción "
+        "a la que nadie envía",
+    "the check's ranks failed: {error}": "los ranks de la comprobación fallaron: {error}",
+    "on {worlds} ranks and {sizes} tensor sizes (some not divisible by the world size) ring_allreduce equals "
+    "dist.all_reduce, and each rank sends 2(n-1)/n of the tensor (on {world} ranks, rank 0 sent {sent:,} of "
+    "{total:,} bytes)":
+        "en {worlds} ranks y con {sizes} tamaños de tensor (algunos no divisibles entre el world size), "
+        "ring_allreduce es igual a dist.all_reduce, y cada rank envía 2(n-1)/n del tensor (en {world} ranks, el "
+        "rank 0 envió {sent:,} de {total:,} bytes)",
+    "the script could not be imported ({error}): it must define ring_allreduce(tensor), with its imports, and "
+    "run nothing when imported":
+        "no se pudo importar el script ({error}): debe definir ring_allreduce(tensor), con sus imports, y no "
+        "ejecutar nada al importarse",
+    "no rank reported on {n} ranks: did the check's launch fail?":
+        "ningún rank informó en {n} ranks: ¿falló el lanzamiento de la comprobación?",
+    "on {n} ranks ring_allreduce never finished: every rank waited for a peer (gloo's timeout: {error}). A "
+    "blocking dist.send waits until the receiver is receiving, so when every rank sends first they wait for each "
+    "other forever. Post the send and the receive together: dist.isend + dist.irecv (or dist.batch_isend_irecv "
+    "with P2POp), then wait() for both":
+        "en {n} ranks ring_allreduce no terminó nunca: cada rank esperó a otro (tiempo límite de gloo: {error}). "
+        "Un dist.send bloqueante espera hasta que el receptor está recibiendo, así que cuando todos los ranks "
+        "envían primero, se esperan unos a otros para siempre. Lance el envío y la recepción juntos: dist.isend + "
+        "dist.irecv (o dist.batch_isend_irecv con P2POp), y después llame a wait() en ambos",
+    "ring_allreduce raised NotImplementedError: write it where the cell says `# YOUR CODE HERE`":
+        "ring_allreduce lanzó NotImplementedError: escríbala donde la celda dice `# YOUR CODE HERE`",
+    ": torch.chunk(tensor, n) can return fewer than n chunks (e.g. 9 elements on 4 ranks give 3 chunks of 3); "
+    "torch.tensor_split(tensor, n) always returns n":
+        ": torch.chunk(tensor, n) puede devolver menos de n trozos (p. ej., 9 elementos en 4 ranks dan 3 trozos "
+        "de 3); torch.tensor_split(tensor, n) siempre devuelve n",
+    ": the size need not divide by the world size; split with torch.tensor_split(tensor, n), whose chunks differ "
+    "by at most one element":
+        ": el tamaño no tiene por qué ser divisible entre el world size; divida con torch.tensor_split(tensor, n), "
+        "cuyos trozos difieren como mucho en un elemento",
+    "on {n} ranks, rank {rank} raised {message} for a tensor of {numel} elements{where}{advice}":
+        "en {n} ranks, el rank {rank} lanzó {message} con un tensor de {numel} elementos{where}{advice}",
+    " at {file}:{line}: {source}": " en {file}:{line}: {source}",
+    "ring_allreduce called dist.{name}: build the ring from point-to-point calls only (dist.isend/dist.irecv, "
+    "dist.send/dist.recv or dist.batch_isend_irecv)":
+        "ring_allreduce llamó a dist.{name}: construya el anillo solo con llamadas punto a punto "
+        "(dist.isend/dist.irecv, dist.send/dist.recv o dist.batch_isend_irecv)",
+    "on {n} ranks rank {rank}'s tensor came back unchanged: ring_allreduce works in place, like dist.all_reduce: "
+    "add the received chunks into the tensor's own chunks (tensor.tensor_split(n) returns views) and receive the "
+    "finished chunks into them":
+        "en {n} ranks, el tensor del rank {rank} volvió sin cambios: ring_allreduce trabaja in situ, como "
+        "dist.all_reduce: sume los trozos recibidos a los propios trozos del tensor (tensor.tensor_split(n) "
+        "devuelve vistas) y reciba en ellos los trozos terminados",
+    "on {n} ranks the result is the mean: all_reduce sums (leave out the division by {n})":
+        "en {n} ranks el resultado es la media: all_reduce suma (quite la división entre {n})",
+    " Only sizes that do not divide by the world size are wrong: split with torch.tensor_split(tensor, n) and use "
+    "each chunk's own size.":
+        " Solo fallan los tamaños que no son divisibles entre el world size: divida con "
+        "torch.tensor_split(tensor, n) y use el tamaño propio de cada trozo.",
+    "on {n} ranks rank {rank}'s result differs from dist.all_reduce in {wrong} of {numel} elements.{note} Check "
+    "the chunk indices: in reduce-scatter step s rank r sends chunk (r - s) mod n to rank r + 1 and adds what "
+    "arrives into chunk (r - s - 1) mod n; in all-gather step s it sends chunk (r + 1 - s) mod n and overwrites "
+    "chunk (r - s) mod n":
+        "en {n} ranks, el resultado del rank {rank} difiere del de dist.all_reduce en {wrong} de {numel} "
+        "elementos.{note} Revise los índices de los trozos: en el paso s del reduce-scatter, el rank r envía el "
+        "trozo (r - s) mod n al rank r + 1 y suma lo que llega al trozo (r - s - 1) mod n; en el paso s del "
+        "all-gather envía el trozo (r + 1 - s) mod n y sobrescribe el trozo (r - s) mod n",
+    "no rank sent anything point to point, yet the sums are right: the check counts what dist.send, dist.isend "
+    "and dist.batch_isend_irecv send; build the ring from them":
+        "ningún rank envió nada punto a punto, y aun así las sumas son correctas: la comprobación cuenta lo que "
+        "envían dist.send, dist.isend y dist.batch_isend_irecv; construya el anillo con ellas",
+    "on {n} ranks rank {rank} sent {sent:,} bytes, {times:.0f}x the {size:,}-byte tensor, and another rank only "
+    "{least:,}: that is a reduce to one rank and a broadcast back. That rank's link carries n - 1 tensors each "
+    "way, more with every rank added; in a ring every rank sends 2(n-1)/n of the tensor ({ring:,.0f} bytes here)":
+        "en {n} ranks, el rank {rank} envió {sent:,} bytes, {times:.0f}x el tensor de {size:,} bytes, y otro rank "
+        "solo {least:,}: eso es una reducción a un rank y un broadcast de vuelta. El enlace de ese rank lleva n - 1 "
+        "tensores en cada sentido, más con cada rank que se añade; en un anillo, cada rank envía 2(n-1)/n del "
+        "tensor ({ring:,.0f} bytes aquí)",
+    "on {n} ranks every rank sent {least:.1f}x to {most:.1f}x the tensor ({size:,} bytes), a ring sends 2(n-1)/n "
+    "= {factor:.2f}x: it sends the whole tensor in each step. Send one chunk (1/n of the tensor) per step":
+        "en {n} ranks, cada rank envió de {least:.1f}x a {most:.1f}x el tensor ({size:,} bytes), y un anillo envía "
+        "2(n-1)/n = {factor:.2f}x: envía el tensor entero en cada paso. Envíe un trozo (1/n del tensor) por paso",
+    "on {n} ranks the ranks sent {sent} bytes for a {size:,}-byte tensor; a ring sends 2(n-1)/n of it per rank "
+    "({ring:,.0f}), 2(n-1) tensors in all ({total:,})":
+        "en {n} ranks, los ranks enviaron {sent} bytes para un tensor de {size:,} bytes; un anillo envía 2(n-1)/n "
+        "del tensor por rank ({ring:,.0f}), y 2(n-1) tensores en total ({total:,})",
+    "return (alpha, beta), got {got!r}": "devuelva (alpha, beta); devolvió {got!r}",
+    "(alpha, beta) are swapped: alpha is seconds per call, beta seconds per byte moved":
+        "(alpha, beta) están intercambiados: alpha son segundos por llamada, beta segundos por byte movido",
+    "you fitted the mean of each size's repeats: one slow repeat pulls it up; take the median (statistics.median)":
+        "ajustó la media de las repeticiones de cada tamaño: una repetición lenta la sube; tome la mediana "
+        "(statistics.median)",
+    "you fitted against the message size; the model's x is the bytes each rank moves, 2(n-1)/n x size (this sweep "
+    "mixes {first} and {second} ranks)":
+        "ajustó frente al tamaño del mensaje; la x del modelo son los bytes que mueve cada rank, 2(n-1)/n x "
+        "tamaño (este barrido mezcla {first} y {second} ranks)",
+    "that is plain least squares: the largest messages decide alone and alpha comes out wrong; divide each "
+    "equation alpha + beta*moved = t by its t (relative errors)":
+        "eso son mínimos cuadrados simples: los mensajes más grandes deciden solos y alpha sale mal; divida cada "
+        "ecuación alpha + beta*moved = t entre su t (errores relativos)",
+    "fit alpha and beta on (moved, median time) points, moved = 2(n-1)/n x bytes, by least squares on relative "
+    "errors: minimise the sum of ((alpha + beta*moved) / t - 1)^2":
+        "ajuste alpha y beta sobre puntos (moved, tiempo mediano), moved = 2(n-1)/n x bytes, por mínimos "
+        "cuadrados sobre errores relativos: minimice la suma de ((alpha + beta*moved) / t - 1)^2",
+    "expected alpha = {alpha:.4g} s, beta = {beta:.4g} s/byte, got alpha = {got_alpha:.4g}, beta = "
+    "{got_beta:.4g}: {hint}":
+        "se esperaba alpha = {alpha:.4g} s, beta = {beta:.4g} s/byte, pero llegó alpha = {got_alpha:.4g}, beta = "
+        "{got_beta:.4g}: {hint}",
+    "alpha and beta fitted right (first sweep: alpha = {alpha:.1f} µs, 1/beta = {bandwidth:.2f} GB/s bus "
+    "bandwidth)":
+        "alpha y beta bien ajustados (primer barrido: alpha = {alpha:.1f} µs, 1/beta = {bandwidth:.2f} GB/s de "
+        "ancho de banda de bus)",
+    "the bytes moved are 2(n-1)/n x the message, not the message itself":
+        "los bytes movidos son 2(n-1)/n x el mensaje, no el propio mensaje",
+    "alpha, the cost of every call, is missing": "falta alpha, el coste de cada llamada",
+    "predicted time = alpha + beta x 2(n-1)/n x bytes": "tiempo predicho = alpha + beta x 2(n-1)/n x bytes",
+    "{size:,} bytes on {world} ranks: expected {expected:.4g} ms, got {got:.4g} ms: {hint}":
+        "{size:,} bytes en {world} ranks: se esperaban {expected:.4g} ms, pero llegaron {got:.4g} ms: {hint}",
+    "predicted times are alpha + beta x 2(n-1)/n x bytes":
+        "los tiempos predichos son alpha + beta x 2(n-1)/n x bytes",
 }

@@ -39,15 +39,15 @@ from ddp_lessons.tooling.catalogs import STALE, TODO
 from ddp_lessons.tooling.conventions import NOTEBOOK_PATTERN
 from ddp_lessons.tooling.exercises import render
 
-REQUIRE_EVERY_NOTEBOOK = False
-"""False while the course is being translated: an English notebook without a catalog is only listed
-as not yet translated. Set it to True once every notebook has one: then a lesson or exercise added
-without its Spanish fails `--check` and tests/test_translations.py."""
+REQUIRE_EVERY_NOTEBOOK = True
+"""True: every English lesson and exercise has a catalog, so one added without its Spanish fails
+`--check` and tests/test_translations.py. (False only while a course is being translated: an English
+notebook without a catalog is then just listed as not yet translated.)"""
 
 SOURCES = ("notebooks", "exercises")
 """The folders whose notebooks are translated; each gets a language folder: notebooks/es/, exercises/es/."""
 LANG = "es"
-DOCS = ("docs/INSTRUCTORS.md", "docs/LIVE.md")
+DOCS = ("docs/INSTRUCTORS.md", "docs/LIVE.md", "docs/COMM.md")
 """The English docs the edition translates, each into ``docs/<lang>/`` under the same name. The
 translation is written by hand (a doc is not generated); its first line names the English and its hash."""
 DOC_MARKER = re.compile(r"^<!-- translates (?P<source>\S+) en (?P<hash>[0-9a-f]{12}) -->$")
