@@ -113,6 +113,19 @@ def test_a_script_that_cannot_be_imported_says_so():
     assert "could not be imported (SyntaxError" in ring.ring_hint(rows, worlds=(2,))
 
 
+def test_a_rank_that_died_after_the_students_error_still_gets_the_hint(tmp_path):
+    # the CI run of 2026-12-02: rank 0 recorded the IndexError, then gloo aborted at its exit and
+    # torchrun stopped rank 2 before it wrote; the recorded error is the student's to read
+    from ddp_lessons import records
+    peer = "RuntimeError: [pair.cc:553] Connection closed by peer [127.0.0.1]:39816."
+    records.write("ring", record(0, 4, error="IndexError: tuple index out of range", numel=9), rank=0,
+                  directory=tmp_path)
+    records.write("ring", record(1, 4, error=peer, numel=9), rank=1, directory=tmp_path)
+    hint = ring._hint_from_records(tmp_path, worlds=(4,))
+    assert hint.startswith("on 4 ranks, rank 0 raised IndexError") and "torch.chunk(tensor, n)" in hint
+    assert ring._hint_from_records(tmp_path / "empty", worlds=(4,)) is None
+
+
 def test_exact_byte_counts_of_any_even_split_pass_and_uneven_ones_are_summed_right():
     assert comm_model.ring_bytes_per_rank(10, 3) == [56, 52, 52]
     assert sum(comm_model.ring_bytes_per_rank(1_000_003, 4)) == 2 * 3 * 4_000_012

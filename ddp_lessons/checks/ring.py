@@ -37,7 +37,8 @@ def ring_allreduce(script: str | os.PathLike, worlds: Sequence[int] = WORLDS, ti
         raise AssertionError(tr("ring_allreduce did not return within {timeout:g} s ({where}): look for a loop "
                                 "that never ends or a receive nobody sends to", timeout=timeout, where=where)) from None
     except launch.RankFailedError as error:
-        raise AssertionError(tr("the check's ranks failed: {error}", error=error)) from None
+        hint = _hint_from_records(error.result.run_dir, worlds)
+        raise AssertionError(hint or tr("the check's ranks failed: {error}", error=error)) from None
     rows = records.load(run.run_dir, "ring")
     hint = ring_hint(rows, worlds)
     assert hint is None, hint
@@ -48,6 +49,20 @@ def ring_allreduce(script: str | os.PathLike, worlds: Sequence[int] = WORLDS, ti
               "equals dist.all_reduce, and each rank sends 2(n-1)/n of the tensor (on {world} ranks, rank 0 sent "
               "{sent:,} of {total:,} bytes)", worlds=", ".join(map(str, worlds)), sizes=len(sizes),
               world=three["world"], sent=example["sent"], total=example["bytes"]))
+
+
+def _hint_from_records(run_dir: Path, worlds: Sequence[int]) -> str | None:
+    """The error hint from the records the ranks wrote before one of them died, or None: a student's
+    error recorded by one rank says more than the crash it left behind in another."""
+    try:
+        rows = records.load(run_dir, "ring")
+    except FileNotFoundError:
+        return None
+    for n in sorted(worlds):
+        hint = _errors_hint([(row["rank"], w["cases"]) for row in rows for w in row["worlds"] if w["world"] == n], n)
+        if hint:
+            return hint
+    return None
 
 
 def ring_hint(rows: Sequence[dict[str, Any]], worlds: Sequence[int] = WORLDS) -> str | None:
