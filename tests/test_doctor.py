@@ -116,13 +116,20 @@ def test_pin_check_refuses_an_environment_with_another_torch(tmp_path):
 def test_make_test_hides_gpus_and_checks_the_pins():
     """On a GPU VM `make test` must take the same CPU paths as CI; `make test-gpu` takes the GPU ones."""
     root = Path(__file__).parents[1]
-    dry = subprocess.run(["make", "-n", "test", "test-gpu"], cwd=root, capture_output=True, text=True,
-                         timeout=60).stdout.splitlines()
-    pytest_lines = [line for line in dry if "-m pytest" in line]
-    assert pytest_lines[0].startswith('CUDA_VISIBLE_DEVICES="" ') and "tests notebooks" in pytest_lines[0]
-    assert "solutions" not in pytest_lines[0]  # solutions run once, through the grader's test
-    assert "CUDA_VISIBLE_DEVICES" not in pytest_lines[1] and "06_gradient_sync" in pytest_lines[1]
-    assert any("doctor --check-pins constraints-ci.txt" in line for line in dry)
+
+    def dry_run(target):
+        return subprocess.run(["make", "-n", target], cwd=root, capture_output=True, text=True,
+                              timeout=60).stdout.splitlines()
+
+    test, gpu = dry_run("test"), dry_run("test-gpu")
+    parallel, serial = [line for line in test if "-m pytest" in line]  # together, every test once
+    for line in (parallel, serial):
+        assert line.startswith('CUDA_VISIBLE_DEVICES="" ') and "tests notebooks" in line
+        assert "solutions" not in line  # solutions run once, through the grader's test
+    assert '-m "not serial"' in parallel and "-n " in parallel and "-m serial " in serial
+    [gpu_line] = [line for line in gpu if "-m pytest" in line]
+    assert "CUDA_VISIBLE_DEVICES" not in gpu_line and "06_gradient_sync" in gpu_line
+    assert any("doctor --check-pins constraints-ci.txt" in line for line in test)
 
 
 def test_text_report_says_how_each_grading_limit_is_enforced_here():

@@ -1,11 +1,11 @@
 """tools/run_lessons.py runs a lesson's cells without Jupyter, as the kernel would (for GPU machines)."""
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
-import pytest
 
 ROOT = Path(__file__).parents[1]
 RUNNER = ROOT / "tools" / "run_lessons.py"
@@ -42,22 +42,35 @@ def test_cells_run_like_the_kernel_and_the_first_failure_stops_the_notebook(tmp_
     assert "demo.ipynb: FAILED" in done.stdout
 
 
-def test_magics_become_python():
+def load_runner():
     spec = importlib.util.spec_from_file_location("run_lessons", RUNNER)
     runner = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(runner)
+    return runner
+
+
+def test_magics_become_python():
+    runner = load_runner()
     assert runner.cell_code("%%writefile a/b.py\nprint(1)\n") == "_writefile('a/b.py', 'print(1)\\n')"
     assert runner.cell_code("if True:\n    %run -n s.py") == "if True:\n    _run_n('s.py')"
     assert runner.cell_code("!ls").startswith("pass  # skipped outside Jupyter: !ls")
 
 
-@pytest.mark.slow
-def test_lesson_3_runs_without_jupyter(tmp_path):
-    """The way tools/device_check.sh runs the GPU lessons, here on CPU: every cell and assert passes."""
-    done = subprocess.run([sys.executable, str(RUNNER), str(tmp_path), str(ROOT / "notebooks" / "03_devices.ipynb")],
-                          capture_output=True, text=True, timeout=280)
-    assert done.returncode == 0, done.stdout[-3000:]
-    assert "03_devices.ipynb: ok" in done.stdout
+def test_every_cell_of_the_gpu_lessons_becomes_python_the_runner_runs_with_nothing_skipped():
+    """The lessons tools/device_check.sh runs through the runner: no cell is a `!`/`%` line the runner
+    would skip on the GPU machine, and every cell compiles as the runner rewrites it. (Running them
+    here too would execute each lesson a second time: nbval runs them in a kernel, and the demo
+    notebook above runs the runner itself, magics, figures and a failing assert included.)"""
+    runner = load_runner()
+    script = (ROOT / "tools" / "device_check.sh").read_text()
+    lessons = sorted(set(re.findall(r"notebooks/\d\d_\w+\.ipynb", script)))
+    assert len(lessons) == 4, lessons
+    for lesson in lessons:
+        for index, cell in enumerate(nbformat.read(ROOT / lesson, as_version=4).cells):
+            if cell.cell_type == "code":
+                code = runner.cell_code(cell.source)
+                assert "skipped outside Jupyter" not in code, f"{lesson} cell {index} needs Jupyter: {code}"
+                compile(code, f"{lesson} cell {index}", "exec")
 
 
 def test_device_check_derives_labels_and_pins_the_shared_gpu_step():
