@@ -118,11 +118,11 @@ def _name_groups_in_node_ids(config: pytest.Config, items: list[pytest.Item]) ->
     handed out alone, a notebook's cells to different kernels (pytest-xdist#1386). Append it here."""
     if not getattr(config.option, "loadgroup", False):
         return
-    from _pytest.nodeid import NodeId
-
     for item in items:
         mark = item.get_closest_marker("xdist_group")
         if mark and not item.nodeid.endswith(f"@{mark.args[0]}"):
+            from _pytest.nodeid import NodeId  # pytest 9.2's structured node ids
+
             item._id = NodeId.parse(f"{item.nodeid}@{mark.args[0]}")
             if not item.nodeid.endswith(f"@{mark.args[0]}"):
                 raise pytest.UsageError("xdist cannot keep a notebook's cells together on this pytest "

@@ -54,9 +54,10 @@ class RankWaitedError(RuntimeError):
 class ThreadRanks:
     """W ranks as W threads of this process; `torch.distributed` collectives patched to meet in memory."""
 
-    def __init__(self, world: int, timeout: float = COLLECTIVE_TIMEOUT):
-        self.world, self.timeout = world, timeout
-        self.barrier = threading.Barrier(world, timeout=timeout)
+    def __init__(self, world: int, timeout: float | None = None):
+        self.world = world
+        self.timeout = COLLECTIVE_TIMEOUT if timeout is None else timeout  # read when called
+        self.barrier = threading.Barrier(world, timeout=self.timeout)
         self.slots: list[Any] = [None] * world
         self.local = threading.local()
         self.calls = [0] * world
