@@ -133,7 +133,7 @@ class TestLiveGroup:
 def test_a_script_that_exits_without_stopping_its_group_leaves_no_process(tmp_path):
     script = tmp_path / "leave.py"
     script.write_text(textwrap.dedent("""
-from ddp_lessons.live.group import RankGroup
+        from ddp_lessons.live.group import RankGroup
         group = RankGroup(2, runs_root="runs").start()
         print(sorted(group.tree.pids))
     """))  # the atexit hook stops the group, as at a kernel's shutdown or restart
