@@ -34,6 +34,7 @@ from typing import Sequence
 from ddp_lessons import tracebacks
 from ddp_lessons._compat import StrEnum
 from ddp_lessons.runtime.contract import ERROR_FILE, evidence_files
+from ddp_lessons.runtime import signatures
 from ddp_lessons.runtime.hang_report import Wording
 from ddp_lessons.runtime.rank_output import shorten_paths, tail
 
@@ -190,6 +191,9 @@ def failure_message(result, failures: list[RankFailure]) -> str:
     lines = result.rank_lines.get(first.rank, [])
     start = tracebacks.last_traceback(lines) or 0
     parts = [f"rank {first.rank} {first.cause}"]
+    explained = next((line for f in failures if (line := signatures.explain(f.error))), None)
+    if explained:  # a message learners meet: what it means here, what to change, the lesson
+        parts.append(explained)
     if len(failures) > 1:
         parts.append("every failed rank, root cause first:")
         parts += [f"  rank {f.rank}: {f.cause}" for f in failures]
