@@ -1060,10 +1060,10 @@ SPANISH = {
         "algunos parámetros no recibieron gradiente en el último paso (una capa que forward nunca usa, o una rama "
         "que solo se toma a veces), así que el all-reduce de DDP nunca terminó: úselos en la pérdida o quítelos, "
         "o pase `find_unused_parameters=True` a DDP; `TORCH_DISTRIBUTED_DEBUG=INFO` dice sus nombres",
-    "this rank's collective lost a peer: another rank ended first (it crashed, was killed, or left the training "
+    "a collective lost a peer: one rank ended first (it crashed, was killed, or left the training "
     "loop early), so look at the rank named first; every rank must run the same collectives, so a rank-local "
     "`break` or early stop must be agreed by all ranks (all-reduce the stop flag)":
-        "la operación colectiva de este rank perdió a un par: otro rank terminó antes (falló, lo mataron o salió "
+        "una operación colectiva perdió a un par: un rank terminó antes (falló, lo mataron o salió "
         "antes del bucle de entrenamiento), así que mire el rank que se nombra primero; todos los ranks deben "
         "ejecutar las mismas operaciones colectivas, así que un `break` o una parada temprana local de un rank "
         "deben acordarla todos los ranks (haga all-reduce de la señal de parada)",

@@ -92,7 +92,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "peer-lost", r"Connection closed by peer|Connection reset by peer|Read error",
         "Connection closed by peer / Connection reset by peer / Read error", 10,
         lambda lang=None: tr(
-            "this rank's collective lost a peer: another rank ended first (it crashed, was killed, or left the "
+            "a collective lost a peer: one rank ended first (it crashed, was killed, or left the "
             "training loop early), so look at the rank named first; every rank must run the same collectives, "
             "so a rank-local `break` or early stop must be agreed by all ranks (all-reduce the stop flag)",
             lang=lang)),
