@@ -62,10 +62,10 @@ def is_learner_file(path: str | os.PathLike) -> bool:
 
 
 def frames(lines: Sequence[str]) -> list[Frame]:
-    """The frames of the last traceback in `lines`, outermost first (as Python prints them)."""
-    start = last_traceback(lines) or 0
+    """Every traceback frame in `lines`, in the order Python prints them (outermost first; a chained
+    exception's tracebacks one after the other, so the learner's line is found in whichever has it)."""
     found = []
-    for index in range(start, len(lines)):
+    for index in range(len(lines)):
         match = _FRAME.match(lines[index])
         if match:
             following = lines[index + 1] if index + 1 < len(lines) else ""
@@ -119,8 +119,8 @@ def _relative(path: str) -> str:
 
 
 def script_frame(lines: Sequence[str], script: str | os.PathLike) -> str | None:
-    """``path:line: source`` of the innermost frame of the learner's code in the last traceback, or None
-    if `script` is not in it. In a module of the learner's (``engine.py``) called from `script`, the script's
+    """``path:line: source`` of the innermost frame of the learner's code in the tracebacks of `lines`,
+    or None if `script` is not in them. In a module of the learner's (``engine.py``) called from `script`, the script's
     line that led there follows: ``engine.py:5: dist.all_reduce(t) (called from train.py:10)``."""
     found, name = frames(lines), Path(script).name
     index = learner_frame(found, script)
