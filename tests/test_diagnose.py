@@ -156,7 +156,8 @@ PEER_TRACEBACK = ('Traceback (most recent call last):\n  File "/home/me/train.py
                   "    loss.backward()\n"
                   '  File "/venv/lib/python3.11/site-packages/torch/_tensor.py", line 623, in backward\n'
                   "    torch.autograd.backward(\n"
-                  '  File "/venv/lib/python3.11/site-packages/torch/autograd/graph.py", line 9, in _engine_run_backward\n'
+                  '  File "/venv/lib/python3.11/site-packages/torch/autograd/graph.py", line 9, in '
+                  '_engine_run_backward\n'
                   "    return Variable._execution_engine.run_backward(\n"
                   "RuntimeError: [pair.cc:553] Connection closed by peer [127.0.0.1]:28051\n")
 

@@ -73,6 +73,7 @@ def test_where_in_the_learners_own_module_names_its_line_and_the_cell_line_that_
             f"    all_reduce (/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py:3252)\n"
             f"    log ({tmp_path}/engine.py:5)\n"
             f"    <module> (/tmp/ipykernel_7/{current}.py:3)\n"
-            f"    InteractiveShell.run_code (/venv/lib/python3.11/site-packages/IPython/core/interactiveshell.py:3823)\n")
+            "    InteractiveShell.run_code (/venv/lib/python3.11/site-packages/IPython/core/interactiveshell.py:3823)"
+            "\n")
     assert hangs.where(dump, {current: code}, current) == \
         f"in all_reduce() at {tmp_path}/engine.py:5: dist.all_reduce(t) (called at cell line 3: engine.log(t))"

@@ -23,9 +23,9 @@ Attribution: a rank that died by a signal it did not get from torchrun, exited w
 (no traceback) or raised its own exception is a root cause; a rank whose error is a lost peer
 connection (gloo "Connection closed by peer", "Read error", "Connection reset") and a rank torchrun
 stopped are consequences. Root causes come first (signal, bare exit, raise; earliest raise first).
-When the only failures are lost peers, a rank that had exited with code 0 before them *left early*
-(a rank-local ``break``, early stop or fewer batches) and is named as the root cause, with the
-collective its peer was still in.
+When the only failures are lost peers, a rank that exited with code 0 *left early* (a rank-local
+``break``, early stop or fewer batches) and is named as the root cause, with the collective its
+peer was still in; a hung run's message names the ranks that had already exited (`exited_ranks`).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from typing import Iterable, Sequence
 
 from ddp_lessons import tracebacks
 from ddp_lessons._compat import StrEnum
-from ddp_lessons.runtime.contract import ERROR_FILE, EXIT_FILE, evidence_files
 from ddp_lessons.runtime import signatures, stacks
+from ddp_lessons.runtime.contract import ERROR_FILE, EXIT_FILE, evidence_files
 from ddp_lessons.runtime.hang_report import Wording
 from ddp_lessons.runtime.rank_output import shorten_paths, tail
 
@@ -262,10 +262,10 @@ def failure_message(result, failures: list[RankFailure]) -> str:
 def exited_ranks(result, alive: Iterable[int] = ()) -> dict[int, str]:
     """{rank: "had already exited, ..."} for the ranks of a hung run that were gone (not in `alive`)
     before it was killed, from their exit records: when, and whether they had raised."""
-    started, errors = getattr(result, "started_at", None), error_records(result.run_dir)
+    started, errors, alive = getattr(result, "started_at", None), error_records(result.run_dir), set(alive)
     found = {}
     for rank, record in sorted(exit_records(result.run_dir).items()):
-        if rank in set(alive):
+        if rank in alive:
             continue
         when = f", {record['time'] - started:.1f} s after the job started" if started else ""
         error = errors.get(rank)

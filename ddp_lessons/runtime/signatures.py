@@ -128,7 +128,8 @@ def explain(text: str | None, lang: str | None = None) -> str | None:
 
 
 def examples() -> dict[str, dict[str, str]]:
-    """{signature name: {"message": a real error text, "source": where it was seen, "source_es": the same in Spanish}}."""
+    """{signature name: {"message": a real error text, "source": where it was seen, "source_es": the same
+    in Spanish}}."""
     return json.loads(EXAMPLES.read_text(encoding="utf-8"))
 
 

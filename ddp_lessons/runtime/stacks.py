@@ -212,7 +212,8 @@ def where(text: str, script: str | os.PathLike, cwd: str | os.PathLike | None = 
             text += f" (called from {_show(script, cwd)}:{caller.line})"
         return text
 
-    return locate(text, runs_ours=lambda frames: bool(frames) and frames[-1].func == "<module>" and in_script(frames[-1]),
+    return locate(text, runs_ours=lambda frames: bool(frames) and frames[-1].func == "<module>"
+                  and in_script(frames[-1]),
                   is_mine=lambda frame: in_script(frame) or tracebacks.is_learner_file(_resolve(frame.file, cwd)),
                   here=here, show=lambda file: _show(file, cwd), outside=f"not in {_show(script, cwd)}")
 

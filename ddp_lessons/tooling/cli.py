@@ -1,4 +1,5 @@
-"""`python -m ddp_lessons COMMAND`: doctor, course, bench, bench-live, bench-comm, make-exercises, make-translations, make-error-docs, grade.
+"""`python -m ddp_lessons COMMAND`: doctor, course, bench, bench-live, bench-comm, make-exercises, make-translations,
+make-error-docs, grade.
 
 Each command lives in its topic module, which provides ``add_arguments(parser)`` and
 ``run(args) -> exit code``; modules are imported only when their command runs.

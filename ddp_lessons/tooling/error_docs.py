@@ -13,7 +13,8 @@ from ddp_lessons.runtime import signatures
 from ddp_lessons.tooling import catalogs
 
 ROOT = Path(__file__).resolve().parents[2]
-BEGIN = "<!-- error-signatures: written by `python -m ddp_lessons make-error-docs` from ddp_lessons/runtime/signatures.py -->"
+BEGIN = ("<!-- error-signatures: written by `python -m ddp_lessons make-error-docs` from "
+         "ddp_lessons/runtime/signatures.py -->")
 END = "<!-- /error-signatures -->"
 BLOCK = re.compile(re.escape(BEGIN) + r"\n(?:.*?\n)?" + re.escape(END), re.DOTALL)
 DOC, DOC_ES = "docs/ERRORS.md", "docs/es/ERRORS.md"
