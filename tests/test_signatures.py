@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from ddp_lessons import launch
-from ddp_lessons.runtime import diagnose, signatures
+from ddp_lessons.runtime import contract, diagnose, signatures
 from ddp_lessons.tooling import cli
 
 SCRIPTS = Path(__file__).parent / "scripts"
@@ -62,11 +62,11 @@ def test_an_unused_parameter_gives_the_unfinished_reduction_message(group_of_one
 def test_the_launchers_message_adds_the_line_in_the_notebooks_language(tmp_path, monkeypatch):
     result = launch.RunResult(command=[], nproc=2, run_dir=tmp_path, returncode=1, rank_lines={
         0: ["Traceback (most recent call last):", "RuntimeError: Distributed package doesn't have NCCL built in"]})
-    monkeypatch.setenv("DDP_LESSONS_LANG", "en")
+    monkeypatch.setenv(contract.LANGUAGE_ENV, "en")
     first, second = diagnose.failure_message(result, diagnose.attribute(result)).splitlines()[:2]
     assert first == "rank 0 failed: RuntimeError: Distributed package doesn't have NCCL built in"
     assert second.startswith("what it means: the script asks for the nccl backend") and second.endswith("(lesson 2)")
-    monkeypatch.setenv("DDP_LESSONS_LANG", "es")
+    monkeypatch.setenv(contract.LANGUAGE_ENV, "es")
     second = diagnose.failure_message(result, diagnose.attribute(result)).splitlines()[1]
     assert second.startswith("qué significa: el script pide el backend nccl") and second.endswith("(lección 2)")
 
@@ -109,12 +109,12 @@ CASES = [  # (case, signature): real runs through the launcher on this machine
 def test_a_real_learner_error_gets_its_line_in_the_launchers_message(tmp_path, monkeypatch, case, name):
     """The ranks' real errors; for a fixed port the ranks start their own store, as under --max-restarts,
     while this test holds the port (an earlier run still alive)."""
-    monkeypatch.setenv("DDP_LESSONS_LANG", "en")
+    monkeypatch.setenv(contract.LANGUAGE_ENV, "en")
     with socket.socket() as held:
         held.bind(("127.0.0.1", 0))
         held.listen()
         args = [case, str(held.getsockname()[1])]
-        env = {"TORCH_DISABLE_SHARE_RDZV_TCP_STORE": "1"} if case == "fixed-port" else None
+        env = {contract.SEPARATE_STORE_ENV: "1"} if case == "fixed-port" else None
         with pytest.raises(launch.RankFailedError) as info:
             launch.run_torchrun(SCRIPTS / "learner_errors.py", nproc=2, args=args, env=env, run_dir=tmp_path,
                                 timeout=60, echo=False)
