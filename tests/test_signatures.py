@@ -1,6 +1,7 @@
 """The errors learners meet (`runtime.signatures`): each signature recognises a real message, the launcher
 adds its line (in the notebook's language), and the README's tables and docs/ERRORS.md are the table's."""
 import ast
+import json
 import socket
 from pathlib import Path
 
@@ -69,6 +70,18 @@ def test_the_launchers_message_adds_the_line_in_the_notebooks_language(tmp_path,
     monkeypatch.setenv(contract.LANGUAGE_ENV, "es")
     second = diagnose.failure_message(result, diagnose.attribute(result)).splitlines()[1]
     assert second.startswith("qué significa: el script pide el backend nccl") and second.endswith("(lección 2)")
+
+
+def test_only_the_root_causes_error_is_explained(tmp_path):
+    """A rank killed by a signal (its own meaning) is not explained by its peer's lost connection."""
+    sample = json.loads((Path(__file__).parent / "data/diagnose/sigkill_peer_named_root_cause.json").read_text())
+    result = launch.RunResult(command=[], nproc=2, run_dir=tmp_path, returncode=1,
+                              launcher_lines=sample["launcher_lines"],
+                              rank_lines={int(r): lines for r, lines in sample["rank_lines"].items()})
+    failures = diagnose.attribute(result)
+    assert [f.kind for f in failures] == ["signal", "peer-lost"]
+    assert signatures.find(failures[1].error).name == "peer-lost"
+    assert "what it means" not in diagnose.failure_message(result, failures)
 
 
 def test_an_error_no_signature_knows_adds_no_line(tmp_path):

@@ -247,8 +247,11 @@ def failure_message(result, failures: list[RankFailure]) -> str:
     lines = result.rank_lines.get(first.rank, [])
     start = tracebacks.last_traceback(lines) or 0
     parts = [f"rank {first.rank} {first.cause}"]
-    explained = next((line for f in failures if (line := signatures.explain(f.error))), None)
-    if explained:  # a message learners meet: what it means here, what to change, the lesson
+    # the root cause's error, when it is a message learners meet: what it means, what to change, the lesson
+    # (a rank that left early has none: its peers' lost connection is the message the learner sees)
+    told = [first] + [f for f in failures if f.kind == FailureKind.PEER_LOST and first.kind == FailureKind.LEFT_EARLY]
+    explained = next((line for f in told if (line := signatures.explain(f.error))), None)
+    if explained:
         parts.append(explained)
     if len(failures) > 1:
         parts.append("every failed rank, root cause first:")
