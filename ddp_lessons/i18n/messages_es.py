@@ -1072,10 +1072,12 @@ SPANISH = {
         "la GPU de este rank está llena: compruebe que cada rank usa su propia GPU "
         "(`torch.cuda.set_device(local_rank)`, no todos los ranks en cuda:0); después reduzca el tamaño de lote "
         "por rank, o utilice precisión mixta o particionado (FSDP)",
-    "CUDA was used before this process was forked (by `multiprocessing` with fork, or DataLoader workers after a "
-    "CUDA call): start ranks with torchrun or `mp.spawn`, and give DataLoader workers "
-    "`multiprocessing_context='spawn'` or keep CUDA out of the parent before they start":
-        "se usó CUDA antes de que este proceso se creara con fork (`multiprocessing` con fork, o workers de "
-        "DataLoader tras una llamada a CUDA): arranque los ranks con torchrun o `mp.spawn`, y dé a los workers de "
-        "DataLoader `multiprocessing_context='spawn'` o no use CUDA en el proceso padre antes de que arranquen",
+    "CUDA was used in the parent before this process was forked (`notebook_launcher` forks the kernel; "
+    "`multiprocessing` with fork; DataLoader workers after a CUDA call): restart the kernel and touch no GPU before "
+    "`notebook_launcher`, or start ranks with torchrun or `mp.spawn`, and give DataLoader workers "
+    "`multiprocessing_context='spawn'`":
+        "se usó CUDA en el proceso padre antes de crear este proceso con fork (`notebook_launcher` hace fork del "
+        "kernel; `multiprocessing` con fork; workers de DataLoader tras una llamada a CUDA): reinicie el kernel y no "
+        "toque ninguna GPU antes de `notebook_launcher`, o arranque los ranks con torchrun o `mp.spawn`, y dé a los "
+        "workers de DataLoader `multiprocessing_context='spawn'`",
 }

@@ -104,11 +104,12 @@ SIGNATURES: tuple[Signature, ...] = (
             "sharding (FSDP)", lang=lang)),
     Signature(
         "cuda-in-forked-process", r"Cannot re-initialize CUDA in forked subprocess",
-        "Cannot re-initialize CUDA in forked subprocess", 7,
+        "Cannot re-initialize CUDA in forked subprocess", 14,
         lambda lang=None: tr(
-            "CUDA was used before this process was forked (by `multiprocessing` with fork, or DataLoader workers "
-            "after a CUDA call): start ranks with torchrun or `mp.spawn`, and give DataLoader workers "
-            "`multiprocessing_context='spawn'` or keep CUDA out of the parent before they start", lang=lang)),
+            "CUDA was used in the parent before this process was forked (`notebook_launcher` forks the kernel; "
+            "`multiprocessing` with fork; DataLoader workers after a CUDA call): restart the kernel and touch no "
+            "GPU before `notebook_launcher`, or start ranks with torchrun or `mp.spawn`, and give DataLoader "
+            "workers `multiprocessing_context='spawn'`", lang=lang)),
 )
 """Every signature, the most specific first (the first that matches is the one shown)."""
 
