@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import IO, Mapping, Sequence
 
 from ddp_lessons import backend, tracebacks
-from ddp_lessons.runtime import processes
+from ddp_lessons.runtime import processes, signatures
 from ddp_lessons.runtime.contract import PREFIX_ENV
 from ddp_lessons.runtime.rank_output import tail
 
@@ -97,9 +97,17 @@ def run_accelerate(script: str | os.PathLike, nproc: int = 2, args: Sequence[str
         raise AccelerateTimeoutError(f"accelerate launch did not finish within {timeout:g} s and was "
                                      f"killed (all {len(run.pids)} processes)", run)
     if run.returncode != 0:
-        raise AccelerateFailedError(f"accelerate launch exited with code {run.returncode}{first_error(run)}; "
-                                    f"the end of its output:\n{tail(run.lines, TAIL_LINES)}", run)
+        raise AccelerateFailedError(failure_message(run), run)
     return run
+
+
+def failure_message(run: AccelerateRun) -> str:
+    """`AccelerateFailedError`'s text: the exit code, the first rank's error, what that error means when
+    it is one learners meet (`runtime.signatures`), and the end of the output."""
+    error = first_error(run)
+    explained = signatures.explain(error)
+    return (f"accelerate launch exited with code {run.returncode}{error}; " + (f"{explained}; " if explained else "")
+            + f"the end of its output:\n{tail(run.lines, TAIL_LINES)}")
 
 
 def first_error(run: AccelerateRun) -> str:

@@ -61,6 +61,8 @@ class RunResult(HangFields):
     """On a timeout: where each live rank was, taken before the kill (also as ``.stacks``, ``.where``)."""
     restarts: int = 0
     """Times torchrun restarted the workers after a failure (``max_restarts``; lesson 12)."""
+    started_at: float | None = None
+    """When the launcher started the job (``time.time()``): the diagnosis says when a rank left, after it."""
 
     @property
     def world_size(self) -> int:
@@ -163,7 +165,7 @@ def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] 
     run_dir.mkdir(parents=True, exist_ok=True)
     node_envs = _node_environments(run_dir, nproc, nnodes, env, backend, threads_per_rank, max_restarts)
     commands = _node_commands(script, nproc, args, run_dir, nnodes, max_restarts)
-    result = RunResult(command=commands[0], nproc=nproc, nnodes=nnodes, run_dir=run_dir)
+    result = RunResult(command=commands[0], nproc=nproc, nnodes=nnodes, run_dir=run_dir, started_at=time.time())
     watcher = _progress.Watcher(run_dir, nproc * nnodes).start() if progress else None
     job = processes.Job()
     try:
@@ -216,8 +218,9 @@ def _supervise(job: processes.Job, result: RunResult, commands: list[list[str]],
         _wait(job, deadline)
     except subprocess.TimeoutExpired:
         try:  # where is each rank stuck? (ask before the kill; even a stop press must not skip it)
-            result.hang = capture(stacks.rank_pids(proc.pid for proc in job.procs), result.run_dir,
-                                  locate=lambda text: stacks.where(text, script))
+            live = stacks.rank_pids(proc.pid for proc in job.procs)
+            result.hang = capture(live, result.run_dir, locate=lambda text: stacks.where(text, script))
+            result.hang.exited = diagnose.exited_ranks(result, alive=live)
         finally:
             job.stop()
             _finish(result, job, start)

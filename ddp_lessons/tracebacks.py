@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import re
+import sysconfig
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -26,6 +28,58 @@ TORCH_RANK_TAG = re.compile(r"^\[rank\d+\]: ?")
 _NATIVE_SOURCE = re.compile(r"^\[[^\]]*\.(?:cc|cpp|h|hpp):\d+\]\s*")  # gloo's "[.../pair.cc:553] "
 UNREADABLE = "an exception (see its traceback)"
 """What `traceback_error` says of a traceback that ends without an exception line."""
+
+
+_PACKAGE = Path(__file__).resolve().parent
+_PYTHON_LIB = re.compile(r"[/\\](?:lib|lib64|Lib)[/\\]python\d+(?:\.\d+)?[/\\]")
+"""An installed Python's library folder (``.../lib/python3.11/``), this interpreter's or another's."""
+_LIBRARIES = tuple({Path(p).resolve() for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                    if (p := sysconfig.get_paths().get(key))})
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame of a Python traceback: file as printed, line number, function, the line's source."""
+
+    path: str
+    line: int
+    function: str
+    source: str = ""
+
+
+def is_learner_file(path: str | os.PathLike) -> bool:
+    """True for the learner's own code: any file outside torch, the standard library, site-packages
+    and this package (``<frozen ...>``, ``<string>`` and other pseudo-files are not files)."""
+    text = str(path)
+    if not text or text.startswith("<"):
+        return False
+    parts = Path(text).parts
+    if {"site-packages", "dist-packages"} & set(parts) or (parts and parts[0] == "torch") \
+            or f"{os.sep}torch{os.sep}" in text or _PYTHON_LIB.search(text):
+        return False
+    resolved = Path(text).resolve()
+    return not any(resolved.is_relative_to(root) for root in (*_LIBRARIES, _PACKAGE))
+
+
+def frames(lines: Sequence[str]) -> list[Frame]:
+    """Every traceback frame in `lines`, in the order Python prints them (outermost first; a chained
+    exception's tracebacks one after the other, so the learner's line is found in whichever has it)."""
+    found = []
+    for index in range(len(lines)):
+        match = _FRAME.match(lines[index])
+        if match:
+            following = lines[index + 1] if index + 1 < len(lines) else ""
+            source = "" if _FRAME.match(following) or parse_exception(following) else following.strip()
+            found.append(Frame(match["path"], int(match["line"]), match["function"], source))
+    return found
+
+
+def learner_frame(found: Sequence[Frame], script: str | os.PathLike | None = None) -> int | None:
+    """The index in `found` (outermost first) of the innermost frame of the learner's code (the
+    launched `script` or any file `is_learner_file` accepts), or None."""
+    name = Path(script).name if script is not None else None
+    mine = [i for i, f in enumerate(found) if Path(f.path).name == name or is_learner_file(f.path)]
+    return mine[-1] if mine else None
 
 
 def parse_exception(line: str) -> tuple[str, str] | None:
@@ -65,15 +119,20 @@ def _relative(path: str) -> str:
 
 
 def script_frame(lines: Sequence[str], script: str | os.PathLike) -> str | None:
-    """``path:line: source`` of the innermost traceback frame in `script`, or None if none is there."""
-    name = Path(script).name
-    found = None
-    for index, line in enumerate(lines):
-        match = _FRAME.match(line)
-        if match and Path(match["path"]).name == name:
-            source = lines[index + 1].strip() if index + 1 < len(lines) else ""
-            found = f"{_relative(match['path'])}:{match['line']}: {source}"
-    return found
+    """``path:line: source`` of the innermost frame of the learner's code in the tracebacks of `lines`,
+    or None if `script` is not in them. In a module of the learner's (``engine.py``) called from `script`, the script's
+    line that led there follows: ``engine.py:5: dist.all_reduce(t) (called from train.py:10)``."""
+    found, name = frames(lines), Path(script).name
+    index = learner_frame(found, script)
+    if index is None or not any(Path(f.path).name == name for f in found):
+        return None
+    frame = found[index]
+    text = f"{_relative(frame.path)}:{frame.line}: {frame.source}"
+    if Path(frame.path).name != name:
+        caller = next((f for f in reversed(found[:index]) if Path(f.path).name == name), None)
+        if caller is not None:
+            text += f" (called from {_relative(caller.path)}:{caller.line})"
+    return text
 
 
 def error_line(lines: Sequence[str]) -> str | None:

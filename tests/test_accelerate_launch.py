@@ -55,3 +55,14 @@ def test_a_timeout_and_a_failure_are_distinct_errors_as_in_the_launcher():
     assert not issubclass(accelerate_launch.AccelerateFailedError, TimeoutError)
     for error in (accelerate_launch.AccelerateTimeoutError, accelerate_launch.AccelerateFailedError):
         assert issubclass(error, accelerate_launch.AccelerateLaunchError)  # what lesson 14 may catch
+
+
+def test_a_message_learners_meet_is_explained_in_the_failure(monkeypatch):
+    """No launch: the failure's text for a run whose rank printed the tutorial's nccl error."""
+    monkeypatch.setenv("DDP_LESSONS_LANG", "en")
+    run = accelerate_launch.AccelerateRun(command=[], returncode=1, lines=[
+        "[rank 1] RuntimeError: Distributed package doesn't have NCCL built in"])
+    first, explained, _ = accelerate_launch.failure_message(run).split("; ", 2)
+    assert first == "accelerate launch exited with code 1: rank 1: RuntimeError: Distributed package doesn't have " \
+                    "NCCL built in"
+    assert explained.startswith("what it means: the script asks for the nccl backend") and "(lesson 2)" in explained

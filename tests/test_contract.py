@@ -24,7 +24,8 @@ def hook_constants() -> dict[str, str]:
 
 def test_the_rank_hooks_spell_the_contracts_names():
     constants = hook_constants()
-    assert set(constants) == {"RUN_DIR_ENV", "RUN_ID_ENV", "HOOKED_ENV", "EVIDENCE_DIR", "STACK_FILE", "ERROR_FILE"}
+    assert set(constants) == {"RUN_DIR_ENV", "RUN_ID_ENV", "HOOKED_ENV", "EVIDENCE_DIR", "STACK_FILE", "ERROR_FILE",
+                               "EXIT_FILE"}
     for name, value in constants.items():
         assert getattr(contract, name) == value, f"sitecustomize.{name} = {value!r}, the contract says " \
                                                  f"{getattr(contract, name)!r}"

@@ -140,6 +140,86 @@ def test_a_multi_line_error_gives_a_one_line_cause_and_the_root_is_the_earliest_
 
 def test_failure_kinds_keep_their_words_and_root_causes_sort_first():
     kinds = list(diagnose.FailureKind)
-    assert [str(kind) for kind in kinds] == ["signal", "exit", "raised", "peer-lost", "stopped", "unknown"]
-    assert [kind.is_root_cause for kind in kinds] == [True, True, True, False, False, True]
+    assert [str(kind) for kind in kinds] == ["signal", "exit", "raised", "left-early", "peer-lost", "stopped",
+                                             "unknown"]
+    assert [kind.is_root_cause for kind in kinds] == [True, True, True, True, False, False, True]
     assert f"{diagnose.FailureKind.PEER_LOST}" == "peer-lost" and diagnose.FailureKind("raised").is_root_cause
+
+
+def write_exit_record(run_dir: Path, rank: int, when: float) -> None:
+    folder = run_dir / "diagnose"
+    folder.mkdir(exist_ok=True)
+    (folder / f"rank{rank}.exit.json").write_text(json.dumps({"rank": rank, "time": when, "pid": 1}))
+
+
+PEER_TRACEBACK = ('Traceback (most recent call last):\n  File "/home/me/train.py", line 19, in <module>\n'
+                  "    loss.backward()\n"
+                  '  File "/venv/lib/python3.11/site-packages/torch/_tensor.py", line 623, in backward\n'
+                  "    torch.autograd.backward(\n"
+                  '  File "/venv/lib/python3.11/site-packages/torch/autograd/graph.py", line 9, in '
+                  '_engine_run_backward\n'
+                  "    return Variable._execution_engine.run_backward(\n"
+                  "RuntimeError: [pair.cc:553] Connection closed by peer [127.0.0.1]:28051\n")
+
+
+def test_a_rank_that_exited_cleanly_while_its_peer_lost_it_is_named_as_the_root_cause(tmp_path):
+    result = launch.RunResult(command=[], nproc=2, run_dir=tmp_path, returncode=1, started_at=100.0,
+                              rank_lines={0: PEER_TRACEBACK.splitlines(), 1: ["step 0 done", "step 1 done",
+                                                                               "step 2: early stop"]},
+                              launcher_lines=["  rank      : 0 (local_rank: 0)", "  exitcode  : 1 (pid: 11) "])
+    (tmp_path / "diagnose").mkdir()
+    (tmp_path / "diagnose" / "rank0.error.json").write_text(json.dumps(
+        {"rank": 0, "time": 103.5, "type": "RuntimeError", "message": "[pair.cc:553] Connection closed by peer",
+         "traceback": PEER_TRACEBACK}))
+    write_exit_record(tmp_path, 0, 103.6)  # a rank that raised exits too: not a clean exit
+    write_exit_record(tmp_path, 1, 103.2)
+    error = launch.RankFailedError.of(result)
+    assert error.ranks == [1, 0] and error.failures[0].kind == "left-early" and error.failures[0].exitcode == 0
+    first, explained, *rest = str(error).splitlines()
+    assert first == ("rank 1 exited (code 0) 3.2 s after the job started while rank 0 was still in backward() "
+                     "at train.py:19: a rank left the training loop early")
+    assert explained.startswith("what it means: a collective lost a peer")
+    assert "  rank 0: lost its connection to a peer (RuntimeError: ... Connection closed by peer ...) - a " \
+           "consequence of rank 1 leaving early" in rest
+    assert "the end of rank 1's output:" in rest and "    step 2: early stop" in rest
+
+
+def test_a_clean_exit_is_no_cause_when_another_rank_failed_on_its_own(tmp_path):
+    result = stored_run("sigkill_peer_named_root_cause.json", tmp_path)
+    write_exit_record(tmp_path, 2, 1.0)
+    assert [f.kind for f in diagnose.attribute(result)] == ["signal", "peer-lost"]
+
+
+def test_the_hang_report_says_which_ranks_had_already_exited_and_how(tmp_path):
+    result = launch.RunResult(command=[], nproc=3, run_dir=tmp_path, started_at=50.0)
+    write_exit_record(tmp_path, 1, 51.25)
+    write_exit_record(tmp_path, 2, 52.0)
+    write_error_record(tmp_path, 2, "ValueError", "no shard for rank 2", when=51.9)
+    assert diagnose.exited_ranks(result, alive=[0]) == {
+        1: "had already exited, 1.2 s after the job started (its Python ended without an error)",
+        2: "had already exited, 2.0 s after the job started (after raising ValueError: no shard for rank 2)"}
+    result.hang.exited = diagnose.exited_ranks(result, alive=[0])
+    result.pids = {1, 2}
+    message = diagnose.timeout_message(result, 10)
+    assert "rank 1, rank 2 had already exited while the others waited" in message
+    assert "rank 1: had already exited, 1.2 s after the job started" in message  # even without any stack
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("nproc", [2, 3])
+def test_a_rank_that_left_the_training_loop_early_is_named_with_its_last_output(tmp_path, nproc):
+    """The last rank stops after 2 steps (a rank-local early stop) and exits with code 0; the others' backward
+    loses it. torchrun reports only the others, with gloo's 'Connection closed by peer'."""
+    with pytest.raises(launch.RankFailedError) as info:
+        launch.run_torchrun(SCRIPTS / "leaves_early.py", nproc=nproc, args=["break"], run_dir=tmp_path,
+                            timeout=60, echo=False)
+    error, last = info.value, nproc - 1
+    message = str(error)
+    assert error.ranks[0] == last and sorted(error.ranks) == list(range(nproc)), message
+    first = message.splitlines()[0]
+    assert first.startswith(f"rank {last} exited (code 0) ") and " s after the job started while rank " in first
+    assert first.endswith(" was still in backward() at leaves_early.py:32: a rank left the training loop early")
+    assert f"the end of rank {last}'s output:" in message and "step 2: early stop" in message
+    for rank in range(last):
+        assert f"  rank {rank}: lost its connection to a peer" in message
+        assert error.causes[rank].endswith(f"a consequence of rank {last} leaving early")

@@ -1,4 +1,5 @@
 """The launcher: happy path, a failing rank, a hang, and bad inputs."""
+import re
 import subprocess
 import sys
 import time
@@ -72,7 +73,8 @@ def test_failing_rank_is_named_with_its_traceback(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("tool", ["auto", "faulthandler"])
 def test_hang_says_where_each_rank_waits_then_kills_every_process(tmp_path, monkeypatch, tool):
-    """Rank 0 sleeps, rank 1 waits for it in a barrier: the timeout names both lines."""
+    """Rank 0 sleeps, rank 1 waits for it in a barrier in a module of the project: the timeout names the
+    script's line of rank 0, and the module's line of rank 1 with the script's line that led there."""
     monkeypatch.setenv(contract.STACK_TOOL_ENV, tool)
     expected_tool = stacks.check().tool if tool == "auto" else tool  # py-spy where ptrace works
     start = time.perf_counter()
@@ -83,8 +85,8 @@ def test_hang_says_where_each_rank_waits_then_kills_every_process(tmp_path, monk
     result, message = info.value.result, str(info.value)
     script = "tests/scripts/rank0_sleeps_rank1_barrier.py"
     assert result.stack_tool == expected_tool and f"taken with {expected_tool}" in message
-    assert result.where == {0: f"at {script}:9: time.sleep(3600)",
-                            1: f"in barrier() at {script}:11: dist.barrier()"}
+    assert result.where == {0: f"at {script}:10: time.sleep(3600)",  # rank 1 waits in the learner's own module:
+                            1: f"in barrier() at tests/scripts/engine.py:11: dist.barrier() (called from {script}:12)"}
     assert f"rank 0: {result.where[0]}" in message and f"rank 1: {result.where[1]}" in message
     assert "distributed_c10d.py" in result.stacks[1]  # the full stack, down into torch
     assert f"did not finish within {HANG_TIMEOUT} s" in message
@@ -95,6 +97,24 @@ def test_hang_says_where_each_rank_waits_then_kills_every_process(tmp_path, monk
     pids = result.pids
     assert len(pids) >= 3  # torchrun + 2 ranks were seen
     assert processes.alive(pids) == []
+
+
+@pytest.mark.slow
+def test_a_hang_says_which_rank_had_already_left_and_when(tmp_path):
+    """3 ranks; the last has no batches and returns before joining the group; the others wait for it."""
+    with pytest.raises(launch.RunTimeoutError) as info:
+        launch.run_torchrun(SCRIPTS / "leaves_early.py", nproc=3, args=["return"], run_dir=tmp_path, timeout=15,
+                            echo=False)
+    result, message = info.value.result, str(info.value)
+    left = result.hang.exited[2]
+    assert re.fullmatch(r"had already exited, \d+\.\d s after the job started \(its Python ended without an "
+                        r"error\)", left), left
+    assert f"rank 2: {left}" in message and "rank 2 had already exited while the others waited" in message
+    assert "no batches for this rank, nothing to do" in message  # its last output
+    for rank in (0, 1):  # in the project's own module, called from the script
+        assert result.where[rank] == ("in init_process_group() at tests/scripts/engine.py:7: dist.init_process_group("
+                                      "backend=\"gloo\") (called from tests/scripts/leaves_early.py:24)"), result.where
+    assert processes.alive(result.pids) == []
 
 
 @pytest.mark.slow

@@ -63,3 +63,17 @@ def test_a_failing_or_stopped_capture_never_hides_the_timeout(monkeypatch, tmp_p
     assert result.summary().startswith("the cell ran past its timeout (1 s)")
 
 
+
+
+def test_where_in_the_learners_own_module_names_its_line_and_the_cell_line_that_led_there(tmp_path):
+    (tmp_path / "engine.py").write_text("import torch.distributed as dist\n\n\ndef log(t):\n    dist.all_reduce(t)\n")
+    code = "import engine\nt = torch.ones(1)\nengine.log(t)\n"
+    current = hangs.cell_name(code)
+    dump = (f'Thread 7 (idle): "MainThread"\n'
+            f"    all_reduce (/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py:3252)\n"
+            f"    log ({tmp_path}/engine.py:5)\n"
+            f"    <module> (/tmp/ipykernel_7/{current}.py:3)\n"
+            "    InteractiveShell.run_code (/venv/lib/python3.11/site-packages/IPython/core/interactiveshell.py:3823)"
+            "\n")
+    assert hangs.where(dump, {current: code}, current) == \
+        f"in all_reduce() at {tmp_path}/engine.py:5: dist.all_reduce(t) (called at cell line 3: engine.log(t))"

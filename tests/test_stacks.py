@@ -40,6 +40,22 @@ def test_where_without_a_torch_call_shows_only_the_line(tmp_path):
         "at scripts/sleepy.py:3: time.sleep(60)"
 
 
+@pytest.mark.parametrize("tool", ["py-spy", "faulthandler"])
+def test_where_in_the_learners_own_module_names_its_line_and_the_scripts_line_that_led_there(tmp_path, tool):
+    (tmp_path / "engine.py").write_text("import torch.distributed as dist\n\n\ndef log(t):\n    dist.all_reduce(t)\n")
+    (tmp_path / "train.py").write_text("import engine\n" + "\n" * 8 + "print(engine.log(loss))\n")
+    torch_file = "/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py"
+    frames = [("all_reduce", torch_file, 3000), ("log", tmp_path / "engine.py", 5),
+              ("<module>", tmp_path / "train.py", 10)]
+    if tool == "py-spy":
+        dump = 'Thread 7 (idle): "MainThread"\n' + "".join(f"    {f} ({p}:{n})\n" for f, p, n in frames)
+    else:
+        dump = "Current thread 0x1 (most recent call first):\n" + "".join(
+            f'  File "{p}", line {n} in {f}\n' for f, p, n in frames)
+    assert stacks.where(dump, "train.py", cwd=tmp_path) == \
+        "in all_reduce() at engine.py:5: dist.all_reduce(t) (called from train.py:10)"
+
+
 def test_where_outside_the_script_names_the_innermost_frame():
     dump = 'Thread 1 (idle): "MainThread"\n    rendezvous (torch/distributed/rendezvous.py:99)\n'
     assert stacks.where(dump, "scripts/x.py", cwd="/course").startswith("in rendezvous() at ")
@@ -135,6 +151,8 @@ def test_rank_hook_records_an_uncaught_exception_and_runs_the_sitecustomize_it_h
     record = json.loads((tmp_path / "diagnose" / "rank3.error.json").read_text())
     assert (record["rank"], record["type"], record["message"]) == (3, "ValueError", "shard 7 is missing")
     assert start <= record["time"] <= time.time()
+    left = json.loads((tmp_path / "diagnose" / "rank3.exit.json").read_text())  # and when its Python exited
+    assert left["rank"] == 3 and record["time"] <= left["time"] <= time.time()
 
 
 def test_rank_hook_does_nothing_outside_a_launched_rank(tmp_path):

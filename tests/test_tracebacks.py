@@ -85,3 +85,38 @@ def test_attribution_the_accelerate_launcher_and_the_grader_read_an_exception_al
     assert accelerate_launch.first_error(run) == f": rank 1: {expected}"
     assert plugin.failure_text(Exception("Cell execution caused an exception"),
                                [{"output_type": "error", "ename": "DistBackendError", "evalue": "boom"}]) == expected
+
+
+TWO_FILES = ['Traceback (most recent call last):',
+             '  File "/home/me/project/train.py", line 10, in <module>',
+             '    engine.log_metrics(loss)',
+             '  File "/home/me/project/engine.py", line 5, in log_metrics',
+             '    dist.all_reduce(t)',
+             '  File "/venv/lib/python3.11/site-packages/torch/distributed/c10d_logger.py", line 83, in wrapper',
+             '    return func(*args, **kwargs)',
+             '  File "/usr/lib/python3.11/contextlib.py", line 81, in inner',
+             '    return func(*args, **kwds)',
+             'RuntimeError: Connection closed by peer']
+
+
+def test_an_error_in_the_learners_own_module_names_that_line_and_the_scripts_line_that_led_there():
+    assert tracebacks.script_frame(TWO_FILES, "train.py") == "engine.py:5: dist.all_reduce(t) (called from train.py:10)"
+    found = tracebacks.frames(TWO_FILES)
+    assert [f.function for f in found] == ["<module>", "log_metrics", "wrapper", "inner"]
+    assert found[1].source == "dist.all_reduce(t)" and tracebacks.learner_frame(found, "train.py") == 1
+    result = SimpleNamespace(rank_lines={0: TWO_FILES})
+    assert tracebacks.where_ranks_failed(result, "train.py") == {
+        0: "engine.py:5: dist.all_reduce(t) (called from train.py:10) -> RuntimeError: Connection closed by peer"}
+
+
+@pytest.mark.parametrize("path, mine", [
+    ("/home/me/project/engine.py", True), ("engine.py", True),
+    ("/venv/lib/python3.11/site-packages/numpy/core.py", False), ("torch/distributed/c10d_logger.py", False),
+    ("/opt/pytorch/torch/nn/modules/module.py", False), ("<frozen runpy>", False), ("<string>", False)])
+def test_learner_files_are_those_outside_torch_the_standard_library_and_site_packages(path, mine):
+    assert tracebacks.is_learner_file(path) is mine
+
+
+def test_the_standard_library_and_this_package_are_not_the_learners():
+    import json
+    assert not tracebacks.is_learner_file(json.__file__) and not tracebacks.is_learner_file(tracebacks.__file__)

@@ -1007,4 +1007,77 @@ SPANISH = {
         "{size:,} bytes en {world} ranks: se esperaban {expected:.4g} ms, pero llegaron {got:.4g} ms: {hint}",
     "predicted times are alpha + beta x 2(n-1)/n x bytes":
         "los tiempos predichos son alpha + beta x 2(n-1)/n x bytes",
+
+    # ddp_lessons.runtime.signatures: the line RankFailedError adds, the README's table, docs/ERRORS.md
+    "what it means: {meaning} (lesson {lesson})": "qué significa: {meaning} (lección {lesson})",
+    "lesson {lesson}": "lección {lesson}",
+    "| message in the error | what it means and what to change | shown in |":
+        "| mensaje en el error | qué significa y qué cambiar | se ve en |",
+    "# Error messages learners meet, explained": "# Los mensajes de error más frecuentes, explicados",
+    "When a rank fails with one of these messages, `run_torchrun`'s `RankFailedError` adds one line saying what it "
+    "means and what to change (the `what it means:` line below). The table lives in "
+    "`ddp_lessons/runtime/signatures.py`; this page and the README's table are generated from it (`python -m "
+    "ddp_lessons make-error-docs`). Each example is a real message, with where it was seen.":
+        "Cuando un rank falla con uno de estos mensajes, el `RankFailedError` de `run_torchrun` añade una línea que "
+        "dice qué significa y qué cambiar (la línea `qué significa:` de abajo). La tabla está en "
+        "`ddp_lessons/runtime/signatures.py`; esta página y la tabla del README se generan a partir de ella "
+        "(`python -m ddp_lessons make-error-docs`). Cada ejemplo es un mensaje real, con el lugar donde se vio.",
+    "Seen: {source}.": "Visto: {source}.",
+    "What it means: {meaning}. See {link}.": "Qué significa: {meaning}. Véase {link}.",
+    "the script asks for the nccl backend, which needs a CUDA GPU per rank, and this torch or machine has none: use "
+    "gloo here (`init_process_group()` without a backend picks it, or `backend.choose()`) and keep the tensors on "
+    "the CPU":
+        "el script pide el backend nccl, que necesita una GPU CUDA por rank, y este torch o esta máquina no la "
+        "tienen: utilice gloo aquí (`init_process_group()` sin backend lo elige, o `backend.choose()`) y deje los "
+        "tensores en la CPU",
+    "the script puts the model or tensors on a GPU (`.to(local_rank)`, `.cuda()`, `torch.cuda.set_device`) and "
+    "this machine has none: choose the device from what is there (`torch.device('cuda', local_rank) if "
+    "torch.cuda.is_available() else torch.device('cpu')`, or `backend.choose().device`)":
+        "el script pone el modelo o los tensores en una GPU (`.to(local_rank)`, `.cuda()`, "
+        "`torch.cuda.set_device`) y esta máquina no tiene ninguna: elija el dispositivo según lo que haya "
+        "(`torch.device('cuda', local_rank) if torch.cuda.is_available() else torch.device('cpu')`, o "
+        "`backend.choose().device`)",
+    "two ranks are on the same GPU, and nccl allows one rank per GPU: call `torch.cuda.set_device(local_rank)` "
+    "(LOCAL_RANK, not RANK) before `init_process_group`, start at most one rank per GPU, or use gloo to let ranks "
+    "share a GPU":
+        "dos ranks están en la misma GPU, y nccl admite un rank por GPU: llame a "
+        "`torch.cuda.set_device(local_rank)` (LOCAL_RANK, no RANK) antes de `init_process_group`, arranque como "
+        "mucho un rank por GPU, o utilice gloo para que varios ranks compartan una GPU",
+    "a collective got a CPU tensor, but the process group has only nccl, which works on GPU tensors: move the "
+    "tensor to the rank's GPU (`.to(device)`), or give CPU tensors a gloo group (`dist.new_group(backend='gloo')`)":
+        "una operación colectiva recibió un tensor de CPU, pero el grupo de procesos solo tiene nccl, que trabaja "
+        "con tensores de GPU: mueva el tensor a la GPU del rank (`.to(device)`) o cree un grupo gloo para los "
+        "tensores de CPU (`dist.new_group(backend='gloo')`)",
+    "a fixed rendezvous port (MASTER_PORT, `--master_port`, `tcp://host:port` in the script) is already taken, "
+    "often by an earlier run that is still alive: remove the fixed port and let torchrun choose one "
+    "(`--standalone`, as `run_torchrun` does), or stop the old run":
+        "un puerto de rendezvous fijo (MASTER_PORT, `--master_port`, `tcp://host:port` en el script) ya está "
+        "ocupado, a menudo por una ejecución anterior que sigue viva: quite el puerto fijo y deje que torchrun "
+        "elija uno (`--standalone`, como hace `run_torchrun`), o detenga la ejecución anterior",
+    "some parameters got no gradient in the last step (a layer forward never uses, or a branch taken only "
+    "sometimes), so DDP's all-reduce never finished: use them in the loss or remove them, or pass "
+    "`find_unused_parameters=True` to DDP; `TORCH_DISTRIBUTED_DEBUG=INFO` names them":
+        "algunos parámetros no recibieron gradiente en el último paso (una capa que forward nunca usa, o una rama "
+        "que solo se toma a veces), así que el all-reduce de DDP nunca terminó: úselos en la pérdida o quítelos, "
+        "o pase `find_unused_parameters=True` a DDP; `TORCH_DISTRIBUTED_DEBUG=INFO` dice sus nombres",
+    "a collective lost a peer: one rank ended first (it crashed, was killed, or left the training "
+    "loop early), so look at the rank named first; every rank must run the same collectives, so a rank-local "
+    "`break` or early stop must be agreed by all ranks (all-reduce the stop flag)":
+        "una operación colectiva perdió a un par: un rank terminó antes (falló, lo mataron o salió "
+        "antes del bucle de entrenamiento), así que mire el rank que se nombra primero; todos los ranks deben "
+        "ejecutar las mismas operaciones colectivas, así que un `break` o una parada temprana local de un rank "
+        "deben acordarla todos los ranks (haga all-reduce de la señal de parada)",
+    "this rank's GPU is full: check that each rank uses its own GPU (`torch.cuda.set_device(local_rank)`, not every "
+    "rank on cuda:0), then lower the batch size per rank, or use mixed precision or sharding (FSDP)":
+        "la GPU de este rank está llena: compruebe que cada rank usa su propia GPU "
+        "(`torch.cuda.set_device(local_rank)`, no todos los ranks en cuda:0); después reduzca el tamaño de lote "
+        "por rank, o utilice precisión mixta o particionado (FSDP)",
+    "CUDA was used in the parent before this process was forked (`notebook_launcher` forks the kernel; "
+    "`multiprocessing` with fork; DataLoader workers after a CUDA call): restart the kernel and touch no GPU before "
+    "`notebook_launcher`, or start ranks with torchrun or `mp.spawn`, and give DataLoader workers "
+    "`multiprocessing_context='spawn'`":
+        "se usó CUDA en el proceso padre antes de crear este proceso con fork (`notebook_launcher` hace fork del "
+        "kernel; `multiprocessing` con fork; workers de DataLoader tras una llamada a CUDA): reinicie el kernel y no "
+        "toque ninguna GPU antes de `notebook_launcher`, o arranque los ranks con torchrun o `mp.spawn`, y dé a los "
+        "workers de DataLoader `multiprocessing_context='spawn'`",
 }

@@ -9,10 +9,12 @@ under that name, so a line of this cell, or of a function an earlier cell define
 
 from __future__ import annotations
 
+import linecache
 import os
 import re
 from pathlib import Path
 
+from ddp_lessons import tracebacks
 from ddp_lessons.runtime import hang_report, stacks
 from ddp_lessons.runtime.rank_output import shorten_paths
 
@@ -48,22 +50,33 @@ def where(text: str, cells: dict[str, str], current: str | None = None) -> str:
 
     E.g. ``in all_reduce() at cell line 4: dist.all_reduce(t)``; ``at cell line 2:
     time.sleep(60)`` when the line calls no Python code of torch; ``line 3 of an earlier cell``
-    when the rank waits in a function that cell defined. `cells`: {cell name: code}.
+    when the rank waits in a function that cell defined; ``at engine.py:5: dist.all_reduce(t) (called at
+    cell line 3: engine.log(t))`` in a module of the learner's own (`tracebacks.is_learner_file`).
+    `cells`: {cell name: code}.
     """
+    def cell(frame: stacks.Frame) -> str | None:
+        found = CELL_FILE.fullmatch(frame.file)
+        return found[1] if found else None
+
     def here(frames: list[stacks.Frame], mine: list[int]) -> str:
         user = frames[mine[0]]
-        name = CELL_FILE.fullmatch(user.file)[1]
-        label = f"cell line {user.line}" if name == current else f"line {user.line} of an earlier cell"
-        place = f"at {label}{_source(cells, name, user.line)}"
-        outer = [frames[i] for i in mine if CELL_FILE.fullmatch(frames[i].file)[1] == current]
-        if name != current and outer:  # a function an earlier cell defined, called by this cell
+        name = cell(user)
+        if name is None:  # a module of the learner's own, imported by a cell
+            linecache.checkcache(user.file)
+            source = linecache.getline(user.file, user.line).strip()
+            place = f"at {shorten_paths(user.file)}:{user.line}" + (f": {source}" if source else "")
+        else:
+            label = f"cell line {user.line}" if name == current else f"line {user.line} of an earlier cell"
+            place = f"at {label}{_source(cells, name, user.line)}"
+        outer = [frames[i] for i in mine if cell(frames[i]) == current]
+        if name != current and outer:  # a function an earlier cell or a module defined, called by this cell
             place += f" (called at cell line {outer[-1].line}{_source(cells, current, outer[-1].line)})"
         return place
 
     # the thread that runs the cell (in IPython's run_code), whichever got the signal
     return stacks.locate(text, runs_ours=lambda frames: any(f.func.endswith("run_code") for f in frames),
-                         is_mine=lambda frame: bool(CELL_FILE.fullmatch(frame.file)), here=here,
-                         show=shorten_paths, outside="not in a cell")
+                         is_mine=lambda frame: cell(frame) is not None or tracebacks.is_learner_file(frame.file),
+                         here=here, show=shorten_paths, outside="not in a cell")
 
 
 def _source(cells: dict[str, str], name: str | None, line: int) -> str:

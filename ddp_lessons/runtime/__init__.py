@@ -9,6 +9,8 @@ Lessons never import these modules; they call `ddp_lessons.launch` (and `acceler
   launchers run on;
 * `rank_output`: torchrun's teed output filed under the rank that wrote it, and error-message tails;
 * `diagnose`: which rank caused a failure, and the launcher's error texts;
+* `signatures`: the errors learners meet (a pattern, what it means here, the lesson): the line
+  `RankFailedError` adds, the README's table and docs/ERRORS.md;
 * `stacks`: a hung rank's Python stack (py-spy, faulthandler fallback) and where it waits;
 * `hang_report`: where each hung rank was, one report for the launcher and live ranks;
 * `progress`: live per-rank progress bars of a running job;

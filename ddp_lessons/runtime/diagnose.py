@@ -16,10 +16,16 @@ Evidence, most reliable first:
    output (a ``Traceback``, read by `ddp_lessons.tracebacks`) is the fallback, e.g. under an
    interpreter that skips sitecustomize.
 
+3. **When a rank's Python exited** (``rank<R>.exit.json``, written by the rank hooks at exit): a
+   rank that is not in torchrun's report of failed ranks exited with code 0.
+
 Attribution: a rank that died by a signal it did not get from torchrun, exited with a bare code
 (no traceback) or raised its own exception is a root cause; a rank whose error is a lost peer
 connection (gloo "Connection closed by peer", "Read error", "Connection reset") and a rank torchrun
 stopped are consequences. Root causes come first (signal, bare exit, raise; earliest raise first).
+When the only failures are lost peers, a rank that exited with code 0 *left early* (a rank-local
+``break``, early stop or fewer batches) and is named as the root cause, with the collective its
+peer was still in; a hung run's message names the ranks that had already exited (`exited_ranks`).
 """
 
 from __future__ import annotations
@@ -29,11 +35,12 @@ import re
 import signal
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from ddp_lessons import tracebacks
 from ddp_lessons._compat import StrEnum
-from ddp_lessons.runtime.contract import ERROR_FILE, evidence_files
+from ddp_lessons.runtime import signatures, stacks
+from ddp_lessons.runtime.contract import ERROR_FILE, EXIT_FILE, evidence_files
 from ddp_lessons.runtime.hang_report import Wording
 from ddp_lessons.runtime.rank_output import shorten_paths, tail
 
@@ -64,6 +71,7 @@ class FailureKind(StrEnum):
     SIGNAL = "signal"  # killed by a signal torchrun did not send
     EXIT = "exit"  # exited with a code, no Python traceback
     RAISED = "raised"  # raised its own exception
+    LEFT_EARLY = "left-early"  # exited with code 0 while its peers still ran the training loop
     PEER_LOST = "peer-lost"  # its collective lost a peer: a consequence
     STOPPED = "stopped"  # torchrun stopped it after another rank failed: a consequence
     UNKNOWN = "unknown"
@@ -114,8 +122,17 @@ def stopped_by_agent(launcher_lines: list[str]) -> set[int]:
 
 def error_records(run_dir: str | Path) -> dict[int, dict]:
     """{rank: the rank's own record of its uncaught exception} from ``<run dir>/diagnose``."""
+    return _records(run_dir, ERROR_FILE)
+
+
+def exit_records(run_dir: str | Path) -> dict[int, dict]:
+    """{rank: {"time": when its Python exited, "pid": ...}} from ``<run dir>/diagnose``."""
+    return _records(run_dir, EXIT_FILE)
+
+
+def _records(run_dir: str | Path, pattern: str) -> dict[int, dict]:
     found = {}
-    for path in evidence_files(run_dir, ERROR_FILE):
+    for path in evidence_files(run_dir, pattern):
         try:
             record = json.loads(path.read_text())
             found[int(record["rank"])] = record
@@ -140,13 +157,53 @@ def attribute(result) -> list[RankFailure]:
                               time=record["time"] if record else None)
         _classify(failure, stopped_by_torchrun=pid in stopped)
         failures.append(failure)
-    failures.sort(key=lambda f: (_ORDER[f.kind], f.time if f.kind == FailureKind.RAISED and f.time else 0.0,
-                                 f.rank))
+    failures += _left_early(result, failures, report, records)
+    failures.sort(key=lambda f: (_ORDER[f.kind], f.time if f.kind in (FailureKind.RAISED, FailureKind.LEFT_EARLY)
+                                 and f.time else 0.0, f.rank))
     for f in failures:  # name the rank whose failure this one follows from
         if not f.is_root_cause and failures[0].is_root_cause:
-            f.cause += f" after rank {failures[0].rank} failed" if f.kind == FailureKind.STOPPED else \
-                f" - a consequence of rank {failures[0].rank}'s failure"
+            root = failures[0].rank
+            f.cause += f" after rank {root} failed" if f.kind == FailureKind.STOPPED else \
+                f" - a consequence of rank {root} leaving early" if failures[0].kind == FailureKind.LEFT_EARLY \
+                else f" - a consequence of rank {root}'s failure"
     return failures
+
+
+def _left_early(result, failures: list[RankFailure], report: dict, errors: dict) -> list[RankFailure]:
+    """Ranks that exited with code 0 while their peers' collectives still needed them, when every failure
+    is a lost peer: the evidence is each rank's exit record and torchrun's report (which lists failed
+    ranks only); each is named with when its Python exited, after the job's start (its connections
+    closed just before: the order of those times is no evidence), and where its peer still was."""
+    lost = [f for f in failures if f.kind == FailureKind.PEER_LOST]
+    if not lost or any(f.is_root_cause for f in failures):
+        return []
+    peer = min(lost, key=lambda f: (f.time is None, f.time or 0.0, f.rank))
+    waiting = _where_in(errors.get(peer.rank, {}).get("traceback"))
+    started = getattr(result, "started_at", None)
+    found = []
+    for rank, record in sorted(exit_records(result.run_dir).items()):
+        if rank in report or rank in errors:  # failed, or raised: not a clean exit
+            continue
+        when = f" {record['time'] - started:.1f} s after the job started" if started else ""
+        found.append(RankFailure(
+            rank, FailureKind.LEFT_EARLY, exitcode=0, time=record["time"],
+            cause=f"exited (code 0){when} while rank {peer.rank} was still {waiting or 'in the training loop'}: "
+                  "a rank left the training loop early"))
+    return found
+
+
+def _where_in(traceback: str | None) -> str | None:
+    """``in backward() at train.py:19``: the torch call a traceback ended in, from the learner's
+    innermost line (`tracebacks.learner_frame`), or None."""
+    found = tracebacks.frames((traceback or "").splitlines())
+    index = tracebacks.learner_frame(found)
+    if index is None:
+        return None
+    frame = found[index]
+    inner = [stacks.Frame(f.function, f.path, f.line) for f in reversed(found[index + 1:])]
+    call = stacks.torch_call(inner)
+    place = f"at {Path(frame.path).name}:{frame.line}"
+    return f"in {call}() {place}" if call else place
 
 
 def _classify(failure: RankFailure, stopped_by_torchrun: bool) -> None:
@@ -190,6 +247,12 @@ def failure_message(result, failures: list[RankFailure]) -> str:
     lines = result.rank_lines.get(first.rank, [])
     start = tracebacks.last_traceback(lines) or 0
     parts = [f"rank {first.rank} {first.cause}"]
+    # the root cause's error, when it is a message learners meet: what it means, what to change, the lesson
+    # (a rank that left early has none: its peers' lost connection is the message the learner sees)
+    told = [first] + [f for f in failures if f.kind == FailureKind.PEER_LOST and first.kind == FailureKind.LEFT_EARLY]
+    explained = next((line for f in told if (line := signatures.explain(f.error))), None)
+    if explained:
+        parts.append(explained)
     if len(failures) > 1:
         parts.append("every failed rank, root cause first:")
         parts += [f"  rank {f.rank}: {f.cause}" for f in failures]
@@ -199,12 +262,33 @@ def failure_message(result, failures: list[RankFailure]) -> str:
     return "\n".join(parts)
 
 
+def exited_ranks(result, alive: Iterable[int] = ()) -> dict[int, str]:
+    """{rank: "had already exited, ..."} for the ranks of a hung run that were gone (not in `alive`)
+    before it was killed, from their exit records: when, and whether they had raised."""
+    started, errors, alive = getattr(result, "started_at", None), error_records(result.run_dir), set(alive)
+    found = {}
+    for rank, record in sorted(exit_records(result.run_dir).items()):
+        if rank in alive:
+            continue
+        when = f", {record['time'] - started:.1f} s after the job started" if started else ""
+        error = errors.get(rank)
+        how = (f"after raising {tracebacks.exception_text(error['type'], error['message']).splitlines()[0]}"
+               if error else "its Python ended without an error")
+        found[rank] = f"had already exited{when} ({how})"
+    return found
+
+
 def timeout_message(result, timeout: float) -> str:
     """RunTimeoutError's text: the hint, where each rank was (its stack), and its last output."""
     parts = [f"the job did not finish within {timeout:g} s and was killed (all {len(result.pids)} "
              "processes). A run that stops making progress is usually a hang: one rank waits in a "
              "collective (all_reduce, barrier, DDP's backward) that another rank never reaches. "
              "Rerun with env={'TORCH_DISTRIBUTED_DEBUG': 'DETAIL'} to see which collective."]
+    gone = sorted(result.hang.exited)
+    if gone:
+        names = ", ".join(f"rank {r}" for r in gone)
+        parts.append(f"{names} had already exited while the others waited: a rank that leaves early (a "
+                     "rank-local return, break or early stop) leaves its peers waiting for it in a collective.")
     parts += result.hang.lines(range(result.world_size), TIMEOUT_WORDING)
     for rank in range(result.world_size):
         lines = result.rank_lines.get(rank, [])

@@ -49,13 +49,18 @@ class HangReport:
     """Why some or all stacks are missing."""
     seconds: float = 0.0
     """What the capture cost."""
+    exited: dict[int, str] = field(default_factory=dict)
+    """{rank: how and when it had already exited}, e.g. ``had already exited, 1.4 s after the job
+    started (its Python ended without an error)``: a rank with no stack because it left early."""
 
     def lines(self, ranks: Iterable[int], wording: Wording) -> list[str]:
         """The report as message lines: a heading naming the tool, one line per rank, the note."""
+        ranks = list(ranks)
         if not self.tool:
-            if self.note or wording.always_say_why:
-                return [f"no Python stacks could be captured: {self.note or 'unknown reason'}"]
-            return []
+            lines = [f"no Python stacks could be captured: {self.note or 'unknown reason'}"] \
+                if self.note or wording.always_say_why else []
+            return lines + [f"{wording.indent}rank {rank}{wording.separator}{self.exited[rank]}"
+                            for rank in ranks if rank in self.exited]
         lines = [f"where each rank {wording.was} (Python stacks taken with {self.tool}; "
                  f"full stacks: {wording.full_stacks}):"]
         lines += [line for rank in ranks if (line := self.rank_line(rank, wording)) is not None]
@@ -65,7 +70,7 @@ class HangReport:
 
     def rank_line(self, rank: int, wording: Wording) -> str | None:
         """Rank `rank`'s line of the report, or None when it has no stack and the wording leaves it out."""
-        where = self.where.get(rank, wording.missing)
+        where = self.where.get(rank) or self.exited.get(rank) or wording.missing
         return None if where is None else f"{wording.indent}rank {rank}{wording.separator}{where}"
 
     def full_stacks(self) -> str:

@@ -35,6 +35,7 @@ from typing import Callable, Iterable
 
 import psutil
 
+from ddp_lessons import tracebacks
 from ddp_lessons.runtime.contract import RUN_ID_ENV, STACK_FILE, STACK_TOOL_ENV, evidence_file, rank_environment
 
 CAPTURE_SECONDS = 4.5
@@ -187,25 +188,39 @@ def parse(text: str) -> list[tuple[str, list[Frame]]]:
 
 
 def where(text: str, script: str | os.PathLike, cwd: str | os.PathLike | None = None) -> str:
-    """One line saying where a rank is: the innermost line of `script` it runs, and the torch call.
+    """One line saying where a rank is: the innermost line of the learner's code it runs, and the torch call.
 
     E.g. ``in barrier() at scripts/10_x.py:14: dist.barrier()``; ``at scripts/10_x.py:9:
-    time.sleep(60)`` when the line calls no Python code of torch. The torch function is named as
+    time.sleep(60)`` when the line calls no Python code of torch. The learner's code is the script and
+    any module of theirs (`tracebacks.is_learner_file`: outside torch, the standard library,
+    site-packages): a rank waiting in ``engine.py`` is ``in all_reduce() at engine.py:5: dist.all_reduce(t)
+    (called from train.py:10)``, the script's line that led there last. The torch function is named as
     faulthandler names it (``backward``, where py-spy says ``Tensor.backward``), whichever tool ran.
     """
     cwd = Path(cwd or os.getcwd())
     script = _resolve(script, cwd)
 
+    def in_script(frame: Frame) -> bool:
+        return _resolve(frame.file, cwd) == script
+
     def here(frames: list[Frame], mine: list[int]) -> str:
         user = frames[mine[0]]
-        linecache.checkcache(str(script))  # a lesson may have rewritten the script since
-        source = linecache.getline(str(script), user.line).strip()
-        return f"at {_show(script, cwd)}:{user.line}" + (f": {source}" if source else "")
+        text = f"at {_show(user.file, cwd)}:{user.line}" + (f": {source}" if (source := _source(
+            _resolve(user.file, cwd), user.line)) else "")
+        caller = next((frames[i] for i in mine if in_script(frames[i])), None)
+        if not in_script(user) and caller is not None:
+            text += f" (called from {_show(script, cwd)}:{caller.line})"
+        return text
 
     return locate(text, runs_ours=lambda frames: bool(frames) and frames[-1].func == "<module>"
-                  and _resolve(frames[-1].file, cwd) == script,
-                  is_mine=lambda frame: _resolve(frame.file, cwd) == script, here=here,
-                  show=lambda file: _show(file, cwd), outside=f"not in {_show(script, cwd)}")
+                  and in_script(frames[-1]),
+                  is_mine=lambda frame: in_script(frame) or tracebacks.is_learner_file(_resolve(frame.file, cwd)),
+                  here=here, show=lambda file: _show(file, cwd), outside=f"not in {_show(script, cwd)}")
+
+
+def _source(path: Path, line: int) -> str:
+    linecache.checkcache(str(path))  # a lesson may have rewritten the script since
+    return linecache.getline(str(path), line).strip()
 
 
 def locate(text: str, runs_ours: Callable[[list[Frame]], bool], is_mine: Callable[[Frame], bool],

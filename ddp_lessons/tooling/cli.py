@@ -1,4 +1,5 @@
-"""`python -m ddp_lessons COMMAND`: doctor, course, bench, bench-live, bench-comm, make-exercises, make-translations, grade.
+"""`python -m ddp_lessons COMMAND`: doctor, course, bench, bench-live, bench-comm, make-exercises, make-translations,
+make-error-docs, grade.
 
 Each command lives in its topic module, which provides ``add_arguments(parser)`` and
 ``run(args) -> exit code``; modules are imported only when their command runs.
@@ -19,6 +20,8 @@ COMMANDS = {
     "make-exercises": ("ddp_lessons.tooling.exercises", "generate exercises/ from solutions/"),
     "make-translations": ("ddp_lessons.tooling.translations",
                           "generate notebooks/es/ and exercises/es/ from the English and i18n/es/ catalogs"),
+    "make-error-docs": ("ddp_lessons.tooling.error_docs",
+                        "write the README's table of error messages and docs/ERRORS.md from runtime/signatures.py"),
     "grade": ("ddp_lessons.grading", "grade student notebooks with nbval into a gradebook CSV"),
 }
 

@@ -5,6 +5,8 @@ put first on PYTHONPATH). It only records evidence for the launcher, into ``<run
   sends SIGUSR1 (the fallback when py-spy cannot attach to a hung rank);
 * ``rank<R>.error.json``: an uncaught exception's type, message, time and traceback (the rank's
   own account of why it failed, instead of text parsed from the interleaved output);
+* ``rank<R>.exit.json``: when the rank's Python exited through its normal shutdown (the script
+  ended, returned, called sys.exit, or raised), so that a rank that left early is named with its time;
 * a crash in native code (SIGSEGV, SIGABRT, ...) prints the Python stack to stderr first.
 
 It does nothing outside a launcher-started rank, and then runs the sitecustomize it hides, if any.
@@ -16,6 +18,7 @@ import os
 
 RUN_DIR_ENV, RUN_ID_ENV, HOOKED_ENV = "DDP_LESSONS_RUN_DIR", "TORCHELASTIC_RUN_ID", "DDP_LESSONS_HOOKED"
 EVIDENCE_DIR, STACK_FILE, ERROR_FILE = "diagnose", "rank{rank}.stack.txt", "rank{rank}.error.json"
+EXIT_FILE = "rank{rank}.exit.json"
 
 
 def _install() -> None:
@@ -35,6 +38,20 @@ def _install() -> None:
         faulthandler.register(signal.SIGUSR1, file=stack_file, all_threads=True)
     faulthandler.enable(all_threads=True)
     previous_hook = sys.excepthook
+
+    def record_exit() -> None:
+        try:
+            import json
+            import time
+            path = os.path.join(folder, EXIT_FILE.format(rank=rank))
+            with open(path + ".tmp", "w") as out:
+                json.dump({"rank": int(rank), "time": time.time(), "pid": os.getpid()}, out)
+            os.replace(path + ".tmp", path)
+        except Exception:
+            pass
+
+    import atexit
+    atexit.register(record_exit)
 
     def record_exception(kind, value, tb) -> None:
         try:
