@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from ddp_lessons import launch, records
-from ddp_lessons.checks.common import Rows, close, difference, flat, passed, ranks_are
+from ddp_lessons.checks.common import Rows, close, difference, flat, passed, ranks_are, written
 from ddp_lessons.i18n import tr
 
 TOLERANCE = 1e-5
@@ -107,6 +107,7 @@ def accelerate_port_run(ddp_script: str | os.PathLike, port_script: str | os.Pat
                         nproc: int = 2, epochs: int = 2, accumulate: int = 2, timeout: float = 150) -> None:
     """Launch the DDP script for `epochs` epochs, the port for 1 and then again to `epochs` from its
     snapshot, all with torchrun; then `accelerate_port` their records."""
+    written(port_script)
     root = records.new_run_dir(Path(port_script).stem)
     args = ["--accumulate", str(accumulate)]
     ddp = launch.run_torchrun(ddp_script, nproc, timeout=timeout, run_dir=root / "ddp",

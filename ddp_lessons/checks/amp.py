@@ -21,7 +21,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from ddp_lessons import launch, records
-from ddp_lessons.checks.common import Rows, close, difference, flat, passed, ranks_are
+from ddp_lessons.checks.common import Rows, close, difference, flat, passed, ranks_are, written
 from ddp_lessons.i18n import tr
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
@@ -267,6 +267,7 @@ def amp_run(script: str, dtype: str, nproc: int = 2, inf_step: int = 2) -> Rows:
 
     Returns the ranks' records; a rank failing with a GradScaler order error becomes a hint.
     """
+    written(script)
     backward_outside_autocast(script)
     args = ["--dtype", dtype] + (["--inf-step", str(inf_step)] if dtype == "fp16" else [])
     try:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ddp_lessons import launch, records, scripts
-from ddp_lessons.checks.common import passed, ranks_are
+from ddp_lessons.checks.common import passed, ranks_are, written
 from ddp_lessons.i18n import tr
 
 OBSERVER = scripts.path("observe_checkpoint_io.py")
@@ -21,6 +21,7 @@ def _calls(row: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 
 def checkpointing(script: str | os.PathLike, nproc: int = 2, timeout: float = 90) -> None:
     """Only rank 0 saves; every rank loads the complete file (weights_only, onto its device) and resumes."""
+    written(script)
     failure = None
     try:
         run = launch.run_torchrun(OBSERVER, nproc, args=[str(script)], timeout=timeout,

@@ -5,6 +5,9 @@ Every message a check shows is a `ddp_lessons.i18n.tr` template (the Spanish sit
 
 from __future__ import annotations
 
+import os
+import re
+from pathlib import Path
 from typing import Any, Sequence
 
 import torch
@@ -18,6 +21,20 @@ Rows = Sequence[dict[str, Any]]
 def passed(message: str) -> None:
     """Print the one ``✓`` line of a check that passed."""
     print(f"✓ {message}")
+
+
+STUB = re.compile(r"#\s*YOUR CODE HERE[ \t]*\n[ \t]*raise NotImplementedError\(\)")
+"""The stub an exercise leaves where the student writes (`tooling.exercises.CODE_STUB`, on two lines)."""
+
+
+def written(script: str | os.PathLike) -> None:
+    """Assert that `script` no longer holds an exercise's stub: a check that would launch it says so at
+    once instead of after a torchrun launch that can only end in NotImplementedError."""
+    path = Path(script)
+    if path.is_file() and STUB.search(path.read_text(encoding="utf-8")):
+        raise AssertionError(tr("{name} still raises NotImplementedError where it says `# YOUR CODE HERE`: write "
+                                "your code there, run its %%writefile cell again, then this check (nothing was "
+                                "launched)", name=path.name))
 
 
 def ranks_are(rows: Rows, nproc: int, name: str) -> None:

@@ -31,7 +31,7 @@ from torch.utils.data import TensorDataset
 from ddp_lessons import launch, records
 from ddp_lessons.scripts import check_evaluate
 from ddp_lessons.scripts.check_evaluate import REAL_SIZES, load_evaluate, make_case
-from ddp_lessons.checks.common import close, passed, ranks_are
+from ddp_lessons.checks.common import close, passed, ranks_are, written
 from ddp_lessons.i18n import tr
 
 CASES = [(1, 2), (3, 4), (2, 5), (7, 3), (10, 4), (64, 4), (33, 8), (101, 3)]
@@ -247,6 +247,7 @@ def distributed_accuracy(script: str | os.PathLike, cases: Sequence[tuple[int, i
 
 def real_distributed_accuracy(script: str | os.PathLike, nproc: int = 2, timeout: float = 90) -> None:
     """`evaluate` in `script` gives the single-process accuracy on a real `nproc`-rank gloo job."""
+    written(script)
     try:
         run = launch.run_torchrun(RUNNER, nproc, args=[str(Path(script).resolve())], timeout=timeout,
                                   backend="gloo", run_dir=records.new_run_dir("11_check_evaluate"))

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ddp_lessons import comm_model, launch, records, scripts
-from ddp_lessons.checks.common import passed
+from ddp_lessons.checks.common import passed, written
 from ddp_lessons.i18n import tr
 
 CHECKER = scripts.path("check_ring.py")
@@ -28,6 +28,7 @@ WORLDS = (2, 3, 4)
 def ring_allreduce(script: str | os.PathLike, worlds: Sequence[int] = WORLDS, timeout: float = 150) -> None:
     """`ring_allreduce(tensor)` in `script` sums in place like `dist.all_reduce`, on every world
     size, for sizes divisible by it or not, with each rank sending 2(n-1)/n of the tensor."""
+    written(script)
     try:
         run = launch.run_torchrun(CHECKER, max(worlds), args=[str(script), "--worlds", *map(str, worlds)],
                                   timeout=timeout, env={"CUDA_VISIBLE_DEVICES": ""}, backend="gloo",

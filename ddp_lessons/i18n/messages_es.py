@@ -298,6 +298,10 @@ SPANISH = {
         "después divida",
     "evaluate() still raises NotImplementedError: write it first":
         "evaluate() todavía lanza NotImplementedError: escríbala primero",
+    "{name} still raises NotImplementedError where it says `# YOUR CODE HERE`: write your code there, run its "
+    "%%writefile cell again, then this check (nothing was launched)":
+        "{name} todavía lanza NotImplementedError donde dice `# YOUR CODE HERE`: escriba ahí su código, vuelva a "
+        "ejecutar su celda %%writefile y después esta comprobación (no se lanzó nada)",
     "{size} samples on {world} ranks: rank {rank} divided by zero. A rank may have no samples at all (N < W): "
     "divide the all-reduced sums, not a rank's own counts":
         "{size} muestras en {world} ranks: el rank {rank} dividió entre cero. Un rank puede no tener ninguna "
