@@ -20,7 +20,9 @@ def test_a_rank_that_gave_up_in_gloo_reads_the_same_whether_it_timed_out_or_lost
     timed_out = "    RuntimeError: Timed out waiting 5000ms for recv operation to complete\n"
     closed = ("    RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection "
               "closed by peer [127.0.0.1]:39816. This is typically caused by a remote worker crashing.\n")
-    assert sanitize(timed_out) == sanitize(closed) == "    RuntimeError: GLOO-GAVE-UP-WAITING\n"
+    shortened = ("    RuntimeError: Connection closed by peer [127.0.0.1]:7848. This is typically caused by a remote "
+                 "worker crashing. Check the logs of the remote worker before reporting an error. GLHF! 🏖️\n")
+    assert sanitize(timed_out) == sanitize(closed) == sanitize(shortened) == "    RuntimeError: GLOO-GAVE-UP-WAITING\n"
     assert sanitize("RuntimeError: Timed out waiting 5000ms for send operation to complete") != \
         sanitize(timed_out.strip())  # a send that timed out is another story
 

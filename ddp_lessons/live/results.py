@@ -153,6 +153,11 @@ class RankInterrupt(KeyboardInterrupt):
     _render_traceback_ = RankCellError._render_traceback_
 
 
+OUTPUT_WAIT = 10.0
+"""Seconds to wait, at most, for what a finished rank printed to arrive after its reply (ipyparallel
+sends them apart; 2 s lost a rank's print at load 8)."""
+
+
 def collect(parts: dict, exited: Iterable[int] = ()) -> list[RankOutput]:
     """A `RankOutput` per rank from ipyparallel's per-engine AsyncResults ({rank: result})."""
     outputs = []
@@ -160,7 +165,7 @@ def collect(parts: dict, exited: Iterable[int] = ()) -> list[RankOutput]:
         if not part.ready():
             outputs.append(RankOutput(rank, RankState.EXITED if rank in exited else RankState.RUNNING))
             continue
-        part.wait_for_output(2.0)
+        part.wait_for_output(OUTPUT_WAIT)  # a reply can arrive before the last of what the rank printed
         out = RankOutput(rank, RankState.OK, stdout=_text(part.stdout), stderr=_text(part.stderr),
                          displays=list(_first(part.outputs) or []))
         error = part.exception()
