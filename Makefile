@@ -36,7 +36,7 @@ lab-es: setup
 # workers share the cores, each notebook whole on one worker (conftest.py says what runs together);
 # then what is marked `serial` (lesson 9 measures the machine) runs alone (exit 5: none is marked).
 # docs/AUTHORING.md, "How long the tests take": the timings and how to measure them.
-TEST_WORKERS ?= 4
+TEST_WORKERS ?= 5
 PYTEST := CUDA_VISIBLE_DEVICES="" $(PY) -m pytest -p no:cacheprovider $(NBVAL)
 test:
 	$(MAKE) setup PIP_CONSTRAINTS="-c $(TEST_CONSTRAINTS)"
