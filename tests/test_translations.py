@@ -429,6 +429,17 @@ def tiny_course(root: Path) -> Path:
     return path
 
 
+def tiny_course_with_catalog(root: Path) -> tuple[Path, list[str], Path]:
+    """`tiny_course` with its catalog written by --update and every cell marked done (its text kept):
+    (the lesson, the make-translations arguments, the catalog)."""
+    source = tiny_course(root)
+    base = ["make-translations", "--root", str(root)]
+    cli.main(base + ["--update", str(source)])
+    catalog = root / "i18n" / "es" / "notebooks" / "09_tiny.md"
+    catalog.write_text(catalog.read_text().replace(" todo -->", " -->"))
+    return source, base, catalog
+
+
 def test_update_writes_a_skeleton_then_check_lists_todo_cells_then_translated_it_generates(tmp_path, capsys):
     source = tiny_course(tmp_path)
     base = ["make-translations", "--root", str(tmp_path)]
@@ -446,11 +457,7 @@ def test_update_writes_a_skeleton_then_check_lists_todo_cells_then_translated_it
 
 
 def test_a_new_english_notebook_without_its_spanish_fails_the_check(tmp_path, capsys):
-    source = tiny_course(tmp_path)
-    base = ["make-translations", "--root", str(tmp_path)]
-    cli.main(base + ["--update", str(source)])
-    catalog = tmp_path / "i18n" / "es" / "notebooks" / "09_tiny.md"
-    catalog.write_text(catalog.read_text().replace(" todo -->", " -->"))
+    _, base, _ = tiny_course_with_catalog(tmp_path)
     assert cli.main(base) == 0 and cli.main(base + ["--check"]) == 0
     nbformat.write(v4.new_notebook(cells=[v4.new_markdown_cell("# Lesson 10")]), tmp_path / "notebooks" / "10_new.ipynb")
     capsys.readouterr()
@@ -460,11 +467,7 @@ def test_a_new_english_notebook_without_its_spanish_fails_the_check(tmp_path, ca
 
 
 def test_an_english_edit_makes_the_cell_stale_until_its_spanish_is_updated(tmp_path, capsys):
-    source = tiny_course(tmp_path)
-    base = ["make-translations", "--root", str(tmp_path)]
-    cli.main(base + ["--update", str(source)])
-    catalog = tmp_path / "i18n" / "es" / "notebooks" / "09_tiny.md"
-    catalog.write_text(catalog.read_text().replace(" todo -->", " -->"))
+    source, base, catalog = tiny_course_with_catalog(tmp_path)
     cli.main(base)
     english = nbformat.read(source, as_version=4)
     english.cells[2].source = "**Summary.** Done, and more."

@@ -184,12 +184,17 @@ def _left_early(result, failures: list[RankFailure], report: dict, errors: dict)
     for rank, record in sorted(exit_records(result.run_dir).items()):
         if rank in report or rank in errors:  # failed, or raised: not a clean exit
             continue
-        when = f" {record['time'] - started:.1f} s after the job started" if started else ""
+        when = f" {_since_start(record, started)}" if started else ""
         found.append(RankFailure(
             rank, FailureKind.LEFT_EARLY, exitcode=0, time=record["time"],
             cause=f"exited (code 0){when} while rank {peer.rank} was still {waiting or 'in the training loop'}: "
                   "a rank left the training loop early"))
     return found
+
+
+def _since_start(record: dict, started: float) -> str:
+    """``3.9 s after the job started``, for a rank's exit record."""
+    return f"{record['time'] - started:.1f} s after the job started"
 
 
 def _where_in(traceback: str | None) -> str | None:
@@ -270,7 +275,7 @@ def exited_ranks(result, alive: Iterable[int] = ()) -> dict[int, str]:
     for rank, record in sorted(exit_records(result.run_dir).items()):
         if rank in alive:
             continue
-        when = f", {record['time'] - started:.1f} s after the job started" if started else ""
+        when = f", {_since_start(record, started)}" if started else ""
         error = errors.get(rank)
         how = (f"after raising {tracebacks.exception_text(error['type'], error['message']).splitlines()[0]}"
                if error else "its Python ended without an error")
