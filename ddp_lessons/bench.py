@@ -36,7 +36,7 @@ import torch
 from ddp_lessons import backend, launch, records, scripts
 from ddp_lessons.scripts import bench_train
 
-from ddp_lessons.scaling_results import (  # noqa: F401  (re-exported: lessons use bench.select etc.)
+from ddp_lessons.base.scaling_results import (  # noqa: F401  (re-exported: lessons use bench.select etc.)
     SCHEMA, add_speedup, format_rows, load, oversubscription, reference, rows_from_records, save,
     select, spread)
 

@@ -15,7 +15,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
-from ddp_lessons import comm_model, scaling_results
+from ddp_lessons import comm_model
+from ddp_lessons.base import scaling_results
 
 SCHEMA = "ddp_lessons.bench_comm/1"
 

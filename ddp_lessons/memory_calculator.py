@@ -16,7 +16,7 @@ from typing import Any
 
 from ddp_lessons import i18n, sharding
 from ddp_lessons.i18n import tr
-from ddp_lessons.frontend import mimebundle
+from ddp_lessons.base.frontend import mimebundle
 
 Measured = Mapping[tuple[str, int], Mapping[str, float]]
 """{(strategy, world_size): {row: bytes per rank}} for the configurations a run measured."""

@@ -22,7 +22,7 @@ import string
 from typing import Sequence
 
 from ddp_lessons import i18n
-from ddp_lessons.frontend import mimebundle
+from ddp_lessons.base.frontend import mimebundle
 from ddp_lessons.i18n import tr
 
 LETTERS = string.ascii_lowercase

@@ -10,7 +10,6 @@ import contextlib
 import importlib.util
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ import nbformat
 import nbformat.v4 as v4
 import pytest
 
+from ddp_lessons.launch import free_port
 from ddp_lessons.runtime import processes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,13 +48,6 @@ def require_chromium() -> str:
             pytest.fail(message)
         pytest.skip(message)
     return chromium
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def write_notebook(path: Path, cells: list[str]) -> Path:

@@ -2,7 +2,7 @@
 import time
 from pathlib import Path
 
-from ddp_lessons import scaling_results
+from ddp_lessons.base import scaling_results
 from ddp_lessons.runtime import processes
 
 ROOT = Path(__file__).resolve().parents[1]

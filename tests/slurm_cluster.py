@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from ddp_lessons.launch import free_port
 from ddp_lessons.runtime import processes
 
 INSTALL_HINT = "sudo apt-get install slurm-wlm munge (Debian/Ubuntu)"
@@ -42,12 +43,6 @@ def require_slurm() -> None:
 def _which(name: str) -> str | None:
     """The path of program `name` on PATH or in the sbin folders, where Debian puts the daemons."""
     return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin:/usr/local/sbin")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class SlurmCluster:
@@ -96,8 +91,8 @@ class SlurmCluster:
         return "\n".join([
             "ClusterName=ddpcourse",
             f"SlurmctldHost={self.node}(127.0.0.1)",
-            f"SlurmctldPort={_free_port()}",
-            f"SlurmdPort={_free_port()}",
+            f"SlurmctldPort={free_port()}",
+            f"SlurmdPort={free_port()}",
             "SlurmUser=root",
             "SlurmdUser=root",
             f"AuthInfo=socket={munge_socket},cred_expire=5",  # a requeued job may start 6 s later (default 121)

@@ -1,5 +1,6 @@
 """`frontend`: the one rule for whether widgets show (quizzes) and whether a live frontend watches (progress)."""
-from ddp_lessons import frontend, memory_calculator, quiz
+from ddp_lessons import memory_calculator, quiz
+from ddp_lessons.base import frontend
 from ddp_lessons.runtime import contract, progress
 
 

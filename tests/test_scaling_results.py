@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from ddp_lessons import scaling_results
+import ddp_lessons
+
+from ddp_lessons.base import scaling_results
 from helpers import MACHINE_KEYS, ROW_KEYS, SPREAD_KEYS, rank_record, rows_at
 
 FACTS_PROVENANCE = ("measured 2026-11 by the course authors on a 16-core x86-64 host (torch 2.11, gloo on "
@@ -110,7 +112,7 @@ def test_oversubscription_not_measured_gives_none():
 PROVENANCE_FIELDS = ("label", "provenance", "method", "source", "created", "machine")
 
 
-DATA = Path(scaling_results.__file__).parent / "data"
+DATA = Path(ddp_lessons.__file__).parent / "data"
 MEASURED_FILES = sorted(p.stem for p in DATA.glob("*.json")  # all but the quizzes, lesson 16's published
                         if p.stem.split(".")[0] not in ("quizzes", "comm_references",  # figures and the
                                                         "error_examples"))  # messages (each cites its own source)

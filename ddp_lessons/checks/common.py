@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 import torch
 
+from ddp_lessons.base.exercise_format import CODE_STUB
 from ddp_lessons.i18n import tr
 
 Rows = Sequence[dict[str, Any]]
@@ -23,8 +24,8 @@ def passed(message: str) -> None:
     print(f"✓ {message}")
 
 
-STUB = re.compile(r"#\s*YOUR CODE HERE[ \t]*\n[ \t]*raise NotImplementedError\(\)")
-"""The stub an exercise leaves where the student writes (`tooling.exercises.CODE_STUB`, on two lines)."""
+STUB = re.compile(r"[ \t]*\n[ \t]*".join(re.escape(line) for line in CODE_STUB))
+"""The stub an exercise leaves where the student writes (`exercise_format.CODE_STUB`, its two lines)."""
 
 
 def written(script: str | os.PathLike) -> None:

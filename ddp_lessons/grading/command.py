@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ddp_lessons.tooling.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
+from ddp_lessons.base.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
 from ddp_lessons.grading import feedback, gradebook, limits, report, sandbox
 from ddp_lessons.grading.jobs import NOTEBOOK_TIMEOUT, default_jobs, grade_folder
 

@@ -23,8 +23,8 @@ import nbformat
 
 from ddp_lessons import i18n
 from ddp_lessons.runtime import contract
-from ddp_lessons.tooling.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
-from ddp_lessons.tooling.exercises import check_cells
+from ddp_lessons.base.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
+from ddp_lessons.base.exercise_format import check_cells
 from ddp_lessons.grading import plugin, sandbox, scoring, watch
 from ddp_lessons.grading.limits import Limits, Plan
 from ddp_lessons.grading.restore import prepare

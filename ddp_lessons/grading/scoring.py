@@ -7,7 +7,7 @@ from typing import Any
 
 from nbformat import NotebookNode
 
-from ddp_lessons._compat import StrEnum
+from ddp_lessons.base.compat import StrEnum
 
 
 class Status(StrEnum):

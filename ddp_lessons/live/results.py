@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from ddp_lessons._compat import StrEnum
+from ddp_lessons.base.compat import StrEnum
 from ddp_lessons.runtime.hang_report import HangFields, HangReport, Wording
 from ddp_lessons.tracebacks import exception_text
 

@@ -18,7 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from ddp_lessons import scaling_results
+from ddp_lessons.base import scaling_results
 from ddp_lessons.plots.figures import new_figure
 
 Doc = Mapping[str, Any]

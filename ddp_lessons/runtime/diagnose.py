@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ddp_lessons import tracebacks
-from ddp_lessons._compat import StrEnum
+from ddp_lessons.base.compat import StrEnum
 from ddp_lessons.runtime import signatures, stacks
 from ddp_lessons.runtime.contract import ERROR_FILE, EXIT_FILE, evidence_files
 from ddp_lessons.runtime.hang_report import Wording

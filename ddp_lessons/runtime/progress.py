@@ -10,7 +10,7 @@ directory, at most a few writes per second). ``launch.run_torchrun(..., progress
 * anywhere else (a terminal, nbval, ``make course``): a plain line per rank every few seconds and
   a summary line per rank at the end.
 
-Which one: `ddp_lessons.frontend.live_frontend` (``DDP_LESSONS_PROGRESS=text`` or ``=widgets`` forces
+Which one: `ddp_lessons.base.frontend.live_frontend` (``DDP_LESSONS_PROGRESS=text`` or ``=widgets`` forces
 one). Taught in lesson 11.
 """
 
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ddp_lessons.frontend import live_frontend
+from ddp_lessons.base.frontend import live_frontend
 from ddp_lessons.runtime.contract import PROGRESS_RECORD, record_glob
 
 POLL_SECONDS = 0.2

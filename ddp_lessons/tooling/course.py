@@ -18,7 +18,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
-from ddp_lessons.tooling.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
+from ddp_lessons.base.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
 
 
 @dataclass

@@ -36,7 +36,7 @@ from nbformat import NotebookNode
 from ddp_lessons import quiz
 from ddp_lessons.tooling import catalogs
 from ddp_lessons.tooling.catalogs import STALE, TODO
-from ddp_lessons.tooling.conventions import NOTEBOOK_PATTERN
+from ddp_lessons.base.conventions import NOTEBOOK_PATTERN
 from ddp_lessons.tooling.exercises import render
 
 REQUIRE_EVERY_NOTEBOOK = True
