@@ -1,7 +1,7 @@
 """Quick-check questions at the end of each lesson: click an answer, get feedback at once.
 
 A lesson cell reads ``quiz.ask("07", 1)``: question 1 of lesson 07, stored with its options and
-per-option feedback in ``ddp_lessons/data/quizzes.json`` (so the cell's source does not show the
+per-option feedback in ``ddp_lessons/data/quizzes/07.json`` (so the cell's source does not show the
 answer). In a live Jupyter kernel it shows as ipywidgets radio buttons whose feedback line updates
 on each click (no ``Output`` widget, so nbval can run the cell). Everywhere else (a notebook viewed
 on the web, a terminal, nbval's text comparison) it shows as readable text with the answer folded
@@ -9,7 +9,7 @@ away, and ``quiz.check("b")`` gives the same feedback without widgets. Tests and
 new question build a `Quiz(...)` directly.
 
 In a Spanish notebook (`ddp_lessons.i18n.language`) ``ask`` shows the question, options and feedback
-from ``data/quizzes.es.json`` (same keys; each entry holds the hash of the English it translates),
+from ``data/quizzes/es/NN.json`` (same order; each entry holds the hash of the English it translates),
 and the words around them in Spanish too.
 """
 
@@ -19,6 +19,7 @@ import hashlib
 import html
 import json
 import string
+from pathlib import Path
 from typing import Sequence
 
 from ddp_lessons import i18n
@@ -112,13 +113,30 @@ _last: Quiz | None = None
 
 
 def _questions(lang: str = i18n.SOURCE) -> dict:
-    """The stored questions: {lesson: [{question, options, feedback, key}, ...]} from data/quizzes.json,
+    """The stored questions: {lesson: [{question, options, feedback, key}, ...]} from data/quizzes/NN.json,
     or for another language its translations {lesson: [{en, question, options, feedback}, ...]}."""
     from importlib.resources import files
 
-    name = "data/quizzes.json" if lang == i18n.SOURCE else f"data/quizzes.{lang}.json"
-    resource = files("ddp_lessons").joinpath(name)
-    return json.loads(resource.read_text(encoding="utf-8")) if resource.is_file() else {}
+    return read_questions(Path(str(files("ddp_lessons").joinpath(QUESTIONS))), lang)
+
+
+QUESTIONS = "data/quizzes"
+"""Where the package keeps the questions: ``NN.json`` per lesson, ``<lang>/NN.json`` its translations."""
+
+
+def read_questions(folder: Path, lang: str = i18n.SOURCE) -> dict:
+    """{lesson: entries} of the question files in `folder` (``NN.json``; another language's in ``<lang>/``)."""
+    where = folder if lang == i18n.SOURCE else folder / lang
+    return {path.stem: json.loads(path.read_text(encoding="utf-8"))
+            for path in sorted(where.glob("[0-9][0-9].json"))}
+
+
+def write_questions(folder: Path, lesson: str, entries: list[dict], lang: str = i18n.SOURCE) -> Path:
+    """Store `lesson`'s question entries in `folder` (as `read_questions` reads them); return the file."""
+    path = (folder if lang == i18n.SOURCE else folder / lang) / f"{lesson}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
 
 
 def english_hash(entry: dict) -> str:
@@ -138,13 +156,14 @@ def from_entry(entry: dict, lang: str | None = None) -> Quiz:
 
 
 def ask(lesson: str, n: int = 1, lang: str | None = None) -> Quiz:
-    """Question `n` of `lesson` from data/quizzes.json as a `Quiz` (widget in JupyterLab, text elsewhere),
+    """Question `n` of `lesson` from data/quizzes/NN.json as a `Quiz` (widget in JupyterLab, text elsewhere),
     in the notebook's language (or `lang`) when a translation exists."""
     global _last
     lang = lang or i18n.language()
     entries = _questions().get(lesson, []) if not lesson.startswith("_") else []
     if not 1 <= n <= len(entries):
-        raise ValueError(f"lesson {lesson!r} has no question {n} (it has {len(entries)}) in data/quizzes.json")
+        raise ValueError(f"lesson {lesson!r} has no question {n} (it has {len(entries)}) in "
+                         f"data/quizzes/{lesson}.json")
     entry = entries[n - 1]
     translated = _questions(lang).get(lesson, []) if lang != i18n.SOURCE else []
     if n <= len(translated) and not translated[n - 1].get("todo"):

@@ -100,8 +100,9 @@ def test_each_stored_wrong_option_explains_its_misconception():
 
 def test_answers_are_not_stored_as_plain_letters():
     from importlib.resources import files
-    raw = files("ddp_lessons").joinpath("data/quizzes.json").read_text(encoding="utf-8")
-    assert '"answer"' not in raw
+    for path in files("ddp_lessons").joinpath(quiz.QUESTIONS).iterdir():
+        if path.name.endswith(".json"):
+            assert '"answer"' not in path.read_text(encoding="utf-8"), path.name
     for lesson in stored_lessons():
         for entry in quiz._questions()[lesson]:
             assert entry["key"] not in "abcd" and len(entry["key"]) > 4

@@ -277,7 +277,7 @@ def spanish_texts() -> dict[str, str]:
         texts.update({f"{edition.name(edition.catalog)} cell {cell}": entry.text for cell, entry in entries.items()})
     for lesson, entries in quiz._questions("es").items():
         for n, entry in enumerate(entries if not lesson.startswith("_") else [], start=1):
-            texts[f"quizzes.es.json {lesson}-{n}"] = " ".join([entry["question"], *entry["options"],
+            texts[f"quizzes/es/{lesson}.json, question {n}"] = " ".join([entry["question"], *entry["options"],
                                                                *entry["feedback"]])
     texts.update({f"messages_es {english[:40]!r}": spanish for english, spanish in SPANISH.items()})
     texts["README.es.md"] = (ROOT / "README.es.md").read_text(encoding="utf-8")

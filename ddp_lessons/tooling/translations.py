@@ -6,7 +6,7 @@ English notebook, puts the Spanish in its markdown cells, and keeps every code c
 byte for byte, so the Spanish lesson runs and passes nbval exactly like the English one. Three things
 differ, all generated: links are re-rooted (a link to a notebook that has a Spanish edition goes to it,
 any other relative link to the English file), a quick-check cell (``quiz.ask("NN", k)``) shows its
-question from ``ddp_lessons/data/quizzes.es.json``, and the notebook's metadata says
+question from ``ddp_lessons/data/quizzes/es/NN.json``, and the notebook's metadata says
 ``{"ddp_lessons": {"language": "es"}}`` (what the grader reads).
 
 ``--check`` writes nothing and lists, per notebook, what is out of date: a generated notebook that
@@ -33,7 +33,7 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from ddp_lessons import quiz
+from ddp_lessons import i18n, quiz
 from ddp_lessons.tooling import catalogs
 from ddp_lessons.tooling.catalogs import STALE, TODO
 from ddp_lessons.base.conventions import NOTEBOOK_PATTERN
@@ -123,9 +123,8 @@ def relink(text: str, edition: Edition, spanish: set[Path]) -> str:
 
 
 def quizzes(root: Path, lang: str | None = None) -> dict:
-    """The course's quick-check questions (``ddp_lessons/data/quizzes.json``) or their `lang` translations."""
-    path = root / "ddp_lessons" / "data" / (f"quizzes.{lang}.json" if lang else "quizzes.json")
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    """The course's quick-check questions (``ddp_lessons/data/quizzes/NN.json``) or their `lang` translations."""
+    return quiz.read_questions(root / "ddp_lessons" / quiz.QUESTIONS, lang or i18n.SOURCE)
 
 
 def quiz_outputs(cell: NotebookNode, root: Path, lang: str) -> list[NotebookNode] | None:
@@ -243,7 +242,7 @@ def quiz_problems(root: Path, lesson: str, lang: str = LANG) -> list[str]:
         elif done.get("stale") or done.get("en") != quiz.english_hash(entry):
             found[kinds[1]].append(str(n))
     found[kinds[3]] = [str(n) for n in range(len(english) + 1, len(translations) + 1)]
-    return grouped(f"ddp_lessons/data/quizzes.{lang}.json, lesson {lesson}", found)
+    return grouped(f"ddp_lessons/data/quizzes/{lang}/{lesson}.json", found)
 
 
 def doc_marker(root: Path, english: str) -> str:
@@ -336,10 +335,8 @@ def update_catalog(edition: Edition) -> list[str]:
 
 
 def update_quiz(root: Path, lesson: str, lang: str = LANG) -> list[str]:
-    """Bring one lesson's entries in ``quizzes.<lang>.json`` up to today's English questions."""
-    path = root / "ddp_lessons" / "data" / f"quizzes.{lang}.json"
-    data = quizzes(root, lang)
-    old = data.get(lesson, [])
+    """Bring one lesson's entries in ``quizzes/<lang>/NN.json`` up to today's English questions."""
+    old = quizzes(root, lang).get(lesson, [])
     new = []
     for n, entry in enumerate(quizzes(root).get(lesson, []), start=1):
         now = {"en": quiz.english_hash(entry)}
@@ -352,10 +349,8 @@ def update_quiz(root: Path, lesson: str, lang: str = LANG) -> list[str]:
             new.append(done)
     if new == old:
         return []
-    data[lesson] = new
-    ordered = {key: data[key] for key in sorted(data, key=lambda key: (not key.startswith("_"), key))}
-    path.write_text(json.dumps(ordered, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return [f"wrote {path.relative_to(root).as_posix()}: lesson {lesson}, "
+    path = quiz.write_questions(root / "ddp_lessons" / quiz.QUESTIONS, lesson, new, lang)
+    return [f"wrote {path.relative_to(root).as_posix()}: "
             f"{sum(bool(e.get('todo') or e.get('stale')) for e in new)} of {len(new)} questions to translate"]
 
 
