@@ -1,127 +1,57 @@
-"""Quick-check questions at the end of each lesson: click an answer, get feedback at once.
+"""Quick checks: the learner predicts, commits to an answer, then the lesson shows the evidence.
 
 A lesson cell reads ``quiz.ask("07", 1)``: question 1 of lesson 07, stored with its options and
 per-option feedback in ``ddp_lessons/data/quizzes/07.json`` (so the cell's source does not show the
-answer). In a live Jupyter kernel it shows as ipywidgets radio buttons whose feedback line updates
-on each click (no ``Output`` widget, so nbval can run the cell). Everywhere else (a notebook viewed
-on the web, a terminal, nbval's text comparison) it shows as readable text with the answer folded
-away, and ``quiz.check("b")`` gives the same feedback without widgets. Tests and authors trying a
-new question build a `Quiz(...)` directly.
+answer). In a live Jupyter kernel it shows as ipywidgets: options, how sure the learner is (sure, I
+think so, guessing) and a Check button. Everywhere else (a notebook viewed on the web, a terminal,
+nbval's text comparison) it shows as readable text with the answer folded away, and
+``quiz.check("b", confidence="sure")`` answers the last question asked without widgets.
 
-In a Spanish notebook (`ddp_lessons.i18n.language`) ``ask`` shows the question, options and feedback
-from ``data/quizzes/es/NN.json`` (same order; each entry holds the hash of the English it translates),
-and the words around them in Spanish too.
+A numeric prediction is asked before a run with ``quiz.predict("06", 3)`` (a number box, or
+``quiz.check(4, confidence="guess")``); after the run a cell computes the measured value from the
+run's records and calls ``quiz.reveal("06", 3, measured=value)``: "you predicted X, measured Y
+(off by Z×)", or the measured value and a line saying no prediction was made in this kernel.
+
+The **first** answer to a question is the one that counts (`first_answer`); later answers still get
+their feedback. How a form looks and answers: `ddp_lessons.base.quiz_forms`. Tests and authors trying
+a new question build a `Quiz(...)` or `Prediction(...)` directly.
+
+Each stored entry has a ``kind`` (`KINDS`: ``predict``, ``transfer``, ``recall`` or ``numeric``) and a
+``revisit``: the heading of the lesson's section that answers it (docs/AUTHORING.md, "Predict, commit,
+observe"). In a Spanish notebook (`ddp_lessons.i18n.language`) the questions come from
+``data/quizzes/es/NN.json`` (same order; each entry holds the hash of the English it translates).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
-import html
 import json
-import string
+import numbers
 from pathlib import Path
-from typing import Sequence
 
 from ddp_lessons import i18n
-from ddp_lessons.base.frontend import mimebundle
+from ddp_lessons.base.frontend import mimebundle  # noqa: F401  (the display rule every widget here follows)
+from ddp_lessons.base.quiz_forms import (CONFIDENCE, LETTERS, Answer, Form, Prediction, Quiz,  # noqa: F401
+                                         Reveal)
 from ddp_lessons.i18n import tr
 
-LETTERS = string.ascii_lowercase
+KINDS = ("predict", "transfer", "recall", "numeric")
+"""What a question asks of the learner (docs/AUTHORING.md, "Predict, commit, observe")."""
+QUESTIONS = "data/quizzes"
+"""Where the package keeps the questions: ``NN.json`` per lesson, ``<lang>/NN.json`` its translations."""
 
-
-class Quiz:
-    """One multiple-choice question with a single right answer and an explanation."""
-
-    def __init__(self, question: str, options: Sequence[str], answer: int | str, explanation: str = "",
-                 feedback: Sequence[str] | None = None, lang: str | None = None):
-        if len(options) < 2:
-            raise ValueError("a quiz needs at least two options")
-        self.question = question
-        self.options = list(options)
-        self.answer = _index(answer, self.options)
-        self.explanation = explanation
-        self.feedback = list(feedback) if feedback else None
-        if self.feedback is not None and len(self.feedback) != len(self.options):
-            raise ValueError("give one feedback line per option")
-        self.lang = lang or i18n.language()
-        self.feedback_widget = None
-
-    def check(self, choice: int | str) -> str:
-        """Feedback for `choice` (an index, a letter 'a'..., or the option's text)."""
-        picked = _index(choice, self.options)
-        if picked == self.answer:
-            return tr("✓ Correct. {explanation}", lang=self.lang, explanation=self.explanation).strip()
-        if self.feedback is not None:
-            return tr("✗ Not quite: ({letter}) is not it. {feedback} Try another option.", lang=self.lang,
-                      letter=LETTERS[picked], feedback=self.feedback[picked])
-        return tr("✗ Not quite: ({letter}) is not it. Think again, then try another option.", lang=self.lang,
-                  letter=LETTERS[picked])
-
-    def text(self) -> str:
-        """The question as plain text, options lettered, answer not shown."""
-        lines = [self.question] + [f"  ({LETTERS[i]}) {opt}" for i, opt in enumerate(self.options)]
-        return "\n".join(lines + [tr("Answer with quiz.check(letter), or click an option in JupyterLab.",
-                                      lang=self.lang)])
-
-    def html(self) -> str:
-        """The question as HTML for readers without a kernel; the answer is folded in <details>."""
-        items = "".join(f"<li>({LETTERS[i]}) {html.escape(o)}</li>" for i, o in enumerate(self.options))
-        right = self.options[self.answer]
-        answer = f"({LETTERS[self.answer]}) {html.escape(right)}" + ("" if right.endswith((".", "?", "!")) else ".")
-        return (f"<p><b>{tr('Quick check.', lang=self.lang)}</b> {html.escape(self.question)}</p><ul>{items}</ul>"
-                f"<details><summary>{tr('Answer', lang=self.lang)}</summary>"
-                f"<p>{answer} {html.escape(self.explanation)}</p></details>")
-
-    def widget(self):
-        """The interactive version: radio buttons and a feedback line (needs ipywidgets)."""
-        import ipywidgets as widgets
-
-        prompt = widgets.HTML(f"<b>{tr('Quick check.', lang=self.lang)}</b> {html.escape(self.question)}")
-        choices = widgets.RadioButtons(
-            options=[(f"({LETTERS[i]}) {o}", i) for i, o in enumerate(self.options)],
-            value=None, layout=widgets.Layout(width="max-content"))
-        feedback = widgets.HTML("", layout=widgets.Layout(min_height="1.5em"))
-        feedback.add_class("ddp-quiz-feedback")
-
-        def on_pick(change):
-            if change["new"] is not None:
-                feedback.value = html.escape(self.check(change["new"]))
-
-        choices.observe(on_pick, names="value")
-        self.feedback_widget = feedback
-        box = widgets.VBox([prompt, choices, feedback])
-        box.add_class("ddp-quiz")
-        return box
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return mimebundle(self.text(), self.html(), self.widget)
-
-
-def _index(choice: int | str, options: Sequence[str]) -> int:
-    if isinstance(choice, int) and 0 <= choice < len(options):
-        return choice
-    if isinstance(choice, str):
-        key = choice.strip().strip("()").lower()
-        if len(key) == 1 and key in LETTERS[:len(options)]:
-            return LETTERS.index(key)
-        if choice in options:
-            return options.index(choice)
-    raise ValueError(f"{choice!r} is not one of the options (use a letter a-{LETTERS[len(options) - 1]})")
-
-
-_last: Quiz | None = None
+_last: Form | None = None
+_first: dict[tuple[str, int], Answer] = {}
+"""This kernel's first answer to each stored question, by (lesson, number)."""
 
 
 def _questions(lang: str = i18n.SOURCE) -> dict:
-    """The stored questions: {lesson: [{question, options, feedback, key}, ...]} from data/quizzes/NN.json,
-    or for another language its translations {lesson: [{en, question, options, feedback}, ...]}."""
+    """The stored questions: {lesson: [entry, ...]} from data/quizzes/NN.json, or for another language
+    its translations {lesson: [{en, question, ...}, ...]}."""
     from importlib.resources import files
 
     return read_questions(Path(str(files("ddp_lessons").joinpath(QUESTIONS))), lang)
-
-
-QUESTIONS = "data/quizzes"
-"""Where the package keeps the questions: ``NN.json`` per lesson, ``<lang>/NN.json`` its translations."""
 
 
 def read_questions(folder: Path, lang: str = i18n.SOURCE) -> dict:
@@ -139,41 +69,120 @@ def write_questions(folder: Path, lesson: str, entries: list[dict], lang: str = 
     return path
 
 
+def translated_fields(entry: dict) -> tuple[str, ...]:
+    """The fields of `entry` a translation holds: question, options and feedback of a multiple-choice
+    question; question, unit and explanation of a numeric one."""
+    return ("question", "unit", "explanation") if is_numeric(entry) else ("question", "options", "feedback")
+
+
 def english_hash(entry: dict) -> str:
-    """What a translation records of the English entry it translates: a hash of its question,
-    options and feedback (the drift test compares it with today's)."""
-    text = json.dumps([entry["question"], entry["options"], entry["feedback"]], ensure_ascii=False)
+    """What a translation records of the English entry it translates: a hash of its translated fields
+    (the drift test compares it with today's)."""
+    text = json.dumps([entry.get(field, "") for field in translated_fields(entry)], ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
-def from_entry(entry: dict, lang: str | None = None) -> Quiz:
-    """A stored question ``{question, options, feedback, key}`` as a `Quiz` in `lang`."""
-    import base64
+def is_numeric(entry: dict) -> bool:
+    """True for a numeric prediction (no options: the learner types a number)."""
+    return entry.get("kind") == "numeric"
 
+
+def from_entry(entry: dict, lang: str | None = None) -> Quiz:
+    """A stored multiple-choice question ``{question, options, feedback, key}`` as a `Quiz` in `lang`."""
     letter = base64.b64decode(entry["key"]).decode().rsplit("-", 1)[1]  # encoded only against peeking
     right = LETTERS.index(letter)
     return Quiz(entry["question"], entry["options"], letter, entry["feedback"][right], entry["feedback"], lang=lang)
 
 
-def ask(lesson: str, n: int = 1, lang: str | None = None) -> Quiz:
-    """Question `n` of `lesson` from data/quizzes/NN.json as a `Quiz` (widget in JupyterLab, text elsewhere),
-    in the notebook's language (or `lang`) when a translation exists."""
-    global _last
-    lang = lang or i18n.language()
+def entry(lesson: str, n: int, lang: str | None = None) -> dict:
+    """Question `n` of `lesson` as stored, its translatable fields in `lang` when a translation exists."""
     entries = _questions().get(lesson, []) if not lesson.startswith("_") else []
     if not 1 <= n <= len(entries):
         raise ValueError(f"lesson {lesson!r} has no question {n} (it has {len(entries)}) in "
                          f"data/quizzes/{lesson}.json")
-    entry = entries[n - 1]
+    lang = lang or i18n.language()
     translated = _questions(lang).get(lesson, []) if lang != i18n.SOURCE else []
-    if n <= len(translated) and not translated[n - 1].get("todo"):
-        entry = {**translated[n - 1], "key": entry["key"]}
-    _last = from_entry(entry, lang)
-    return _last
+    return in_language(entries[n - 1], translated[n - 1] if n <= len(translated) else None)
 
 
-def check(choice: int | str) -> None:
-    """Text-mode answer to the last question asked, e.g. ``quiz.check("b")``: prints the feedback."""
+def in_language(english: dict, translated: dict | None) -> dict:
+    """The English entry with the translatable fields of its translation (unless that is still todo)."""
+    if not translated or translated.get("todo"):
+        return english
+    return {**english, **{field: translated[field] for field in translated_fields(english) if field in translated}}
+
+
+def form(found: dict, lang: str | None = None) -> Quiz | Prediction:
+    """A stored entry as the form that asks it: a `Quiz`, or a `Prediction` for a numeric one."""
+    if is_numeric(found):
+        return Prediction(found["question"], found.get("unit", ""), found.get("explanation", ""), lang)
+    return from_entry(found, lang)
+
+
+def revealed(found: dict, measured: float, predicted: Answer | None, lang: str | None = None) -> Reveal:
+    """A numeric entry's `Reveal` of what a run `measured` beside `predicted`."""
+    return Reveal(found["question"], measured, predicted, found.get("unit", ""), found.get("explanation", ""), lang)
+
+
+def _stored(asked: Form, lesson: str, n: int, kind: str | None) -> Form:
+    """`asked` as question `n` of `lesson`: it keeps this kernel's earlier first answer, and commits
+    through `_committed`."""
+    global _last
+    asked.lesson, asked.number, asked.kind = lesson, n, kind
+    asked.first = first_answer(lesson, n)
+    asked.on_commit = _committed
+    _last = asked
+    return asked
+
+
+def ask(lesson: str, n: int = 1, lang: str | None = None) -> Quiz:
+    """Multiple-choice question `n` of `lesson` as a `Quiz` (widget in JupyterLab, text elsewhere),
+    in the notebook's language (or `lang`) when a translation exists."""
+    lang = lang or i18n.language()
+    found = entry(lesson, n, lang)
+    if is_numeric(found):
+        raise ValueError(f"question {n} of lesson {lesson!r} is a numeric prediction: "
+                         f'quiz.predict("{lesson}", {n}) asks it')
+    return _stored(form(found, lang), lesson, n, found.get("kind"))
+
+
+def predict(lesson: str, n: int, lang: str | None = None) -> Prediction:
+    """Numeric question `n` of `lesson`, asked before the run that measures it: a number box in
+    JupyterLab, text elsewhere (answer with ``quiz.check(NUMBER, confidence=...)``)."""
+    lang = lang or i18n.language()
+    found = entry(lesson, n, lang)
+    if not is_numeric(found):
+        raise ValueError(f"question {n} of lesson {lesson!r} has options: quiz.ask(\"{lesson}\", {n}) asks it")
+    return _stored(form(found, lang), lesson, n, "numeric")
+
+
+def reveal(lesson: str, n: int, *, measured: float, lang: str | None = None) -> Reveal:
+    """After the run: numeric question `n` of `lesson` with the value the run `measured` (computed from
+    its records, never typed) beside this kernel's first prediction, if any."""
+    lang = lang or i18n.language()
+    found = entry(lesson, n, lang)
+    if not is_numeric(found):
+        raise ValueError(f"question {n} of lesson {lesson!r} is not a numeric prediction")
+    if isinstance(measured, bool) or not isinstance(measured, numbers.Real):
+        measured = float(measured)  # a 0-d tensor or array; anything else raises here
+    shown = revealed(found, measured, first_answer(lesson, n), lang)
+    shown.lesson, shown.number = lesson, n
+    return shown
+
+
+def first_answer(lesson: str, n: int) -> Answer | None:
+    """The first answer this kernel gave to question `n` of `lesson`, if any."""
+    return _first.get((lesson, n))
+
+
+def _committed(form: Form, answer: Answer) -> None:
+    """A stored question's first answer: kept for this kernel (the reveal compares with it)."""
+    _first[(form.lesson, form.number)] = answer
+
+
+def check(answer: int | float | str, confidence: str | None = None) -> None:
+    """Text-mode answer to the last question asked, e.g. ``quiz.check("b", confidence="sure")`` or, after
+    ``quiz.predict``, ``quiz.check(4, confidence="guess")``: prints the feedback. The first answer counts."""
     if _last is None:
         raise RuntimeError(tr('no question asked yet: run a quiz.ask("NN", k) cell first'))
-    print(_last.check(choice))
+    print(_last.commit(answer, confidence))

@@ -1,4 +1,4 @@
-"""A real browser: JupyterLab headless, Chromium clicks a quiz answer and sees the feedback.
+"""A real browser: JupyterLab headless, Chromium answers a quiz (an option, how sure, Check) and sees the feedback.
 
 What it needs (Chromium, playwright) and how it starts JupyterLab: tests/browser.py.
 """
@@ -44,6 +44,8 @@ def lab(tmp_path):
 
 
 def test_clicking_answers_shows_not_quite_then_correct(chromium, lab):
+    """Pick a wrong option and how sure, press Check: the feedback says not quite; after that first
+    answer, a click on the right option shows its feedback at once."""
     from playwright.sync_api import expect
 
     question = asked(lesson_quiz_cell())
@@ -55,13 +57,16 @@ def test_clicking_answers_shows_not_quite_then_correct(chromium, lab):
         feedback = widget.locator(".ddp-quiz-feedback")
 
         widget.get_by_text(label("abcd"[wrong], question.options[wrong]), exact=True).click()
+        widget.locator(".ddp-confidence").get_by_text("sure", exact=True).click()
+        widget.locator(".ddp-commit").click()
         expect(feedback).to_have_text(question.check(wrong), timeout=UI_TIMEOUT_MS)
         assert feedback.inner_text().startswith("✗ Not quite")
         page.screenshot(path=SCREENSHOTS / "quiz_not_quite.png")
 
         right = question.answer
         widget.get_by_text(label("abcd"[right], question.options[right]), exact=True).click()
-        expect(feedback).to_have_text(question.check(right), timeout=UI_TIMEOUT_MS)
+        recorded = f"(Your first answer, ({'abcd'[wrong]}), is the one recorded.)"
+        expect(feedback).to_have_text(f"{question.check(right)} {recorded}", timeout=UI_TIMEOUT_MS)
         assert feedback.inner_text().startswith("✓ Correct.")
         page.screenshot(path=SCREENSHOTS / "quiz_feedback.png")
 

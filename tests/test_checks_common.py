@@ -62,3 +62,72 @@ def test_a_stub_string_elsewhere_is_not_a_stub(tmp_path):
     path.write_text('HINT = "replace raise NotImplementedError() with your code"\n\n\ndef f():\n    return 1\n')
     common.written(path)
     common.written(tmp_path / "missing.py")  # a missing file is the launch's to report, as before
+
+
+# -- failing with a hint: the symptom first, the fix when the same hint is given again ---------------------
+
+@pytest.fixture
+def fresh_kernel(monkeypatch):
+    """No hint given yet, as in a fresh kernel."""
+    monkeypatch.setattr(common, "_given", common.Counter())
+
+
+@common.recorded("90")
+def loads_after_save(order: list[str]) -> str:
+    """A toy check: rank 1 must load after rank 0 saved."""
+    common.expect(order.index("save") < order.index("load"), "early-load",
+                  tr("rank 1 loaded before rank 0 finished saving"), tr("put dist.barrier() between them"))
+    common.expect(len(order) == 2, "extra", f"{len(order)} calls", "save once, load once")
+    return "fine"
+
+
+def test_a_hint_names_the_symptom_first_and_adds_the_fix_the_second_time(fresh_kernel):
+    with pytest.raises(common.CheckFailed) as first:
+        loads_after_save(["load", "save"])
+    assert str(first.value) == ("rank 1 loaded before rank 0 finished saving\n"
+                                "(Fails again the same way? Then this check also says how to fix it.)")
+    assert (first.value.hint, first.value.fix_shown) == ("early-load", False)
+    with pytest.raises(common.CheckFailed) as second:
+        loads_after_save(["load", "save"])
+    assert str(second.value) == ("rank 1 loaded before rank 0 finished saving\n"
+                                 "How to fix it: put dist.barrier() between them")
+    assert isinstance(second.value, AssertionError) and second.value.fix_shown
+
+
+def test_another_hint_of_the_same_check_starts_with_its_symptom(fresh_kernel):
+    with pytest.raises(common.CheckFailed):
+        loads_after_save(["load", "save"])
+    with pytest.raises(common.CheckFailed) as other:
+        loads_after_save(["save", "load", "load"])
+    assert (other.value.hint, other.value.fix_shown) == ("extra", False)
+    assert loads_after_save(["save", "load"]) == "fine" and loads_after_save.exercise == "90"
+
+
+def test_the_same_hint_id_in_two_checks_escalates_apart(fresh_kernel):
+    @common.recorded("90")
+    def other_check():
+        common.fail("early-load", "symptom", "fix")
+
+    with pytest.raises(common.CheckFailed):
+        loads_after_save(["load", "save"])
+    with pytest.raises(common.CheckFailed) as other:
+        other_check()
+    assert not other.value.fix_shown
+
+
+def test_a_check_inside_a_check_is_part_of_its_run(fresh_kernel):
+    @common.recorded("90")
+    def outer():
+        with pytest.raises(common.CheckFailed):
+            loads_after_save(["load", "save"])
+        return common._running.get().check
+
+    assert outer() == "outer" and common._running.get() is None
+
+
+def test_hints_escalate_in_spanish(fresh_kernel, monkeypatch):
+    monkeypatch.setenv("DDP_LESSONS_LANG", "es")
+    for attempt in range(2):
+        with pytest.raises(common.CheckFailed) as failed:
+            common.fail("h", "síntoma", "arreglo")
+    assert str(failed.value) == "síntoma\nCómo corregirlo: arreglo"

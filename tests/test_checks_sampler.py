@@ -1,9 +1,17 @@
 """`checks.sampler` (exercise 5) passes the course's sampler and fails plausible wrong ones with a hint."""
 import math
+import re
 
 import pytest
 
 from ddp_lessons import checks, sampling
+from ddp_lessons.checks import common
+
+
+@pytest.fixture(autouse=True)
+def fresh_kernel(monkeypatch):
+    """Each test fails its checks as in a fresh kernel: no hint given yet."""
+    monkeypatch.setattr(common, "_given", common.Counter())
 
 
 def contiguous(size, world, rank, **options):
@@ -43,21 +51,32 @@ def test_sampler_shards_pass_the_course_sampler():
     checks.sampler_shards(sampling.shard_indices)
 
 
-@pytest.mark.parametrize("wrong, hint", [
-    (contiguous, "shards must be strided: rank r takes positions r, r+W, r+2W, ... of the epoch's order; "
-                 "you returned contiguous blocks"),
-    (unpadded, "too few indices: when the size does not divide by world_size, the order is padded"),
-    (padded_with_last, "padding must repeat the first indices of the epoch's order"),
-    (ignores_drop_last, "with drop_last=True the order is cut to floor(size / world_size) * world_size"),
-    (ignores_epoch, "the order must change with the epoch: seed the generator with seed + epoch"),
-    (never_shuffles, "with shuffle=True, first permute"),
+@pytest.mark.parametrize("wrong, hint, symptom, fix", [
+    (contiguous, "contiguous", "your shards are contiguous blocks of the epoch's order",
+     "shards are strided: rank r takes positions r, r+W, r+2W, ... of the epoch's order"),
+    (unpadded, "padding-missing", "too few indices: ",
+     "when the size does not divide by world_size, the order is padded"),
+    (padded_with_last, "padding-wrong", "the padded positions hold",
+     "padding repeats the first indices of the epoch's order"),
+    (ignores_drop_last, "drop-last-ignored", "too many indices with drop_last=True",
+     "with drop_last=True the order is cut to floor(size / world_size) * world_size"),
+    (ignores_epoch, "epoch-ignored", "this is epoch 0's order: the order does not change with the epoch",
+     "seed the generator with seed + epoch"),
+    (never_shuffles, "not-shuffled", "with shuffle=True the indices are not shuffled", "first permute"),
 ])
-def test_sampler_shards_catch(wrong, hint, fails_with):
-    with fails_with(hint):
+def test_sampler_shards_name_the_symptom_then_the_fix(wrong, hint, symptom, fix):
+    with pytest.raises(common.CheckFailed, match=re.escape(symptom)) as first:
         checks.sampler_shards(wrong)
+    assert first.value.hint == hint and fix not in str(first.value) and not first.value.fix_shown
+    with pytest.raises(common.CheckFailed, match=re.escape(f"How to fix it: {fix}")) as second:
+        checks.sampler_shards(wrong)  # the same mistake again: now the fix
+    assert second.value.fix_shown and symptom in str(second.value)
 
 
 def test_coverage_counts_pass_and_catch_distinct_counting(fails_with):
     checks.coverage_counts(lambda shards, size: [sum(s.count(i) for s in shards) for i in range(size)])
-    with fails_with("padded indices are visited more than once"):
-        checks.coverage_counts(lambda shards, size: [int(any(i in s for s in shards)) for i in range(size)])
+    distinct = lambda shards, size: [int(any(i in s for s in shards)) for i in range(size)]  # noqa: E731
+    with fails_with("size=10, world_size=4, drop_last=False: expected [1, 2, 1, 1, 2, 1"):
+        checks.coverage_counts(distinct)
+    with fails_with("How to fix it: count every visit of every rank: padded indices are visited more than once"):
+        checks.coverage_counts(distinct)

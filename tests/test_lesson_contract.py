@@ -19,7 +19,8 @@ def markdown(path: Path) -> str:
 
 def quick_checks(path: Path) -> int:
     nb = nbformat.read(path, as_version=4)
-    return sum(cell.cell_type == "code" and cell.source.strip().startswith("quiz.ask(") for cell in nb.cells)
+    return sum(cell.cell_type == "code" and cell.source.strip().startswith(("quiz.ask(", "quiz.predict("))
+               for cell in nb.cells)
 
 
 def labelled_links(text: str, label: str) -> list[str]:

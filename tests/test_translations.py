@@ -59,7 +59,7 @@ def test_code_cells_and_outputs_are_the_english_ones_byte_for_byte(edition):
             continue
         assert (mine.source, mine.metadata, mine.execution_count) == (theirs.source, theirs.metadata,
                                                                       theirs.execution_count), mine.id
-        if not translations.QUIZ_CELL.match(mine.source.strip()):
+        if translations.quiz_outputs(theirs, ROOT, "es") is None:  # quick checks and reveals speak Spanish
             assert mine.outputs == theirs.outputs, f"cell {mine.id}: outputs differ from the English"
     assert spanish.metadata["ddp_lessons"]["language"] == "es"
     assert i18n.notebook_language(spanish) == "es" and i18n.notebook_language(english) == "en"
@@ -71,10 +71,16 @@ def test_quick_check_cells_show_their_question_in_spanish(edition):
              if c.cell_type == "code" and translations.QUIZ_CELL.match(c.source.strip())]
     for cell in cells:
         lesson, n = translations.QUIZ_CELL.match(cell.source.strip()).groups()
-        shown = quiz.ask(lesson, int(n), lang="es")
+        shown = quiz.form(quiz.entry(lesson, int(n), lang="es"), lang="es")
         (result,) = cell.outputs
         assert result.data == {"text/plain": shown.text(), "text/html": shown.html()}
-        assert "Comprobación rápida." in result.data["text/html"]
+        assert ("Comprobación rápida." if isinstance(shown, quiz.Quiz) else "Prediga.") in result.data["text/html"]
+    for output in (o for c in nbformat.read(edition.target, as_version=4).cells for o in c.get("outputs", [])):
+        what = translations.revealed(output)
+        if what:  # a numeric prediction's reveal: the measured value, in Spanish, no prediction in the store
+            shown = quiz.revealed(quiz.entry(what["lesson"], what["question"], "es"), what["measured"], None, "es")
+            assert output.data == {"text/plain": shown.text(), "text/html": shown.html()}
+            assert "Comprobación de la predicción." in output.data["text/html"]
     english = nbformat.read(edition.source, as_version=4)
     if cells and "widgets" in english.metadata:  # the English widgets' saved state went with their outputs
         assert "Quick check." not in json.dumps(nbformat.read(edition.target, as_version=4).metadata)
@@ -86,6 +92,9 @@ def test_every_quick_check_question_of_a_translated_lesson_is_translated(edition
     assert not problems, "\n".join(problems)
     english, spanish = quiz._questions().get(edition.lesson, []), quiz._questions("es").get(edition.lesson, [])
     for n, (en, es) in enumerate(zip(english, spanish), start=1):
+        if quiz.is_numeric(en):
+            assert es["question"] != en["question"] and es["explanation"] != en["explanation"], (edition.lesson, n)
+            continue
         assert len(es["options"]) == len(en["options"]) == len(es["feedback"]), (edition.lesson, n)
         assert es["question"] != en["question"] and es["feedback"] != en["feedback"], (edition.lesson, n)
         # options that are only code or numbers (e.g. "[3, 7, 11]") read the same in both languages
@@ -277,8 +286,9 @@ def spanish_texts() -> dict[str, str]:
         texts.update({f"{edition.name(edition.catalog)} cell {cell}": entry.text for cell, entry in entries.items()})
     for lesson, entries in quiz._questions("es").items():
         for n, entry in enumerate(entries if not lesson.startswith("_") else [], start=1):
-            texts[f"quizzes/es/{lesson}.json, question {n}"] = " ".join([entry["question"], *entry["options"],
-                                                               *entry["feedback"]])
+            texts[f"quizzes/es/{lesson}.json, question {n}"] = " ".join(
+                [entry["question"], *entry.get("options", []), *entry.get("feedback", []), entry.get("unit", ""),
+                 entry.get("explanation", "")])
     texts.update({f"messages_es {english[:40]!r}": spanish for english, spanish in SPANISH.items()})
     texts["README.es.md"] = (ROOT / "README.es.md").read_text(encoding="utf-8")
     texts.update({path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8")

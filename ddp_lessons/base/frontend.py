@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
-from ddp_lessons.runtime.contract import PROGRESS_MODE_ENV
+from ddp_lessons.runtime.contract import PROGRESS_MODE_ENV, SESSION_ENV
 
 
 def kernel_with_widgets() -> bool:
@@ -42,4 +42,4 @@ def live_frontend() -> bool:
     mode = os.environ.get(PROGRESS_MODE_ENV, "").lower()
     if mode in ("text", "widgets"):
         return mode == "widgets"
-    return kernel_with_widgets() and bool(os.environ.get("JPY_SESSION_NAME"))
+    return kernel_with_widgets() and bool(os.environ.get(SESSION_ENV))

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from ddp_lessons import launch, records
-from ddp_lessons.checks.common import Rows, close, difference, flat, passed, ranks_are, written
+from ddp_lessons.checks.common import Rows, close, difference, flat, passed, ranks_are, recorded, written
 from ddp_lessons.i18n import tr
 
 TOLERANCE = 1e-5
@@ -32,6 +32,7 @@ def _ran_as_ddp(rows: Rows, nproc: int) -> None:
             model_type=row["model_type"])
 
 
+@recorded("14")
 def accelerate_port(ddp_rows: Rows, first_rows: Rows, resumed_rows: Rows, nproc: int = 2, epochs: int = 2,
                     accumulate: int = 2) -> None:
     """`ddp_rows`: the DDP script's records after `epochs` epochs; `first_rows`: the port's after its
@@ -103,6 +104,7 @@ def accelerate_port(ddp_rows: Rows, first_rows: Rows, resumed_rows: Rows, nproc:
               mse=mse, tolerance=TOLERANCE, gap=gap))
 
 
+@recorded("14")
 def accelerate_port_run(ddp_script: str | os.PathLike, port_script: str | os.PathLike,
                         nproc: int = 2, epochs: int = 2, accumulate: int = 2, timeout: float = 150) -> None:
     """Launch the DDP script for `epochs` epochs, the port for 1 and then again to `epochs` from its

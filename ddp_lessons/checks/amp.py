@@ -21,7 +21,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from ddp_lessons import launch, records
-from ddp_lessons.checks.common import Rows, close, difference, flat, passed, ranks_are, written
+from ddp_lessons.checks.common import Rows, close, difference, flat, passed, ranks_are, recorded, written
 from ddp_lessons.i18n import tr
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
@@ -142,6 +142,7 @@ def _step_hint(i: int, got: Any, before: Any, reference: dict, rows: Rows) -> st
                                                               max_norm=first["max_norm"], micro=micro))
 
 
+@recorded("13")
 def amp_training(rows: Rows, nproc: int = 2) -> None:
     """Micro-batches under autocast and no_sync, then unscale_, clip, step, update: every step equals the replay."""
     ranks_are(rows, nproc, f"amp_{rows[0]['dtype'] if rows else ''}")
@@ -262,6 +263,7 @@ def backward_outside_autocast(script: str | os.PathLike, function: str = "train_
                                 "the `with torch.autocast(...)` block", line=inner.lineno))
 
 
+@recorded("13")
 def amp_run(script: str, dtype: str, nproc: int = 2, inf_step: int = 2) -> Rows:
     """Launch the exercise's script with `dtype` ('bf16', or 'fp16' with an inf on rank 1 at `inf_step`).
 

@@ -25,7 +25,7 @@ from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
 
 from ddp_lessons import launch, records, scripts, tracebacks
-from ddp_lessons.checks.common import passed
+from ddp_lessons.checks.common import passed, recorded
 from ddp_lessons.i18n import tr
 
 PROBE = scripts.path("bug_hunt_probe.py")
@@ -56,6 +56,7 @@ LAYOUTS = [(2, 2), (2, 3), (3, 4)]
 """(nodes, GPUs per node) that `device_ids_per_node` simulates: a rule that fits one layout only fails another."""
 
 
+@recorded("10")
 def device_ids_per_node(path: str | os.PathLike) -> None:
     """On several multi-node GPU layouts, `wrap` gives DDP each rank's GPU on its own node (none on CPU)."""
     script = load_script(path)
@@ -104,6 +105,7 @@ def _visits(loader: DataLoader) -> list[int]:
     return [index for indices, _, _ in loader for index in indices.tolist()]
 
 
+@recorded("10")
 def one_shard_per_rank(path: str | os.PathLike, world_size: int = 2) -> None:
     """`make_loader` builds, and its ranks visit disjoint shuffled shards that cover the data set."""
     script = load_script(path)
@@ -142,6 +144,7 @@ class _Wrapped(torch.nn.Module):
         return self.module(x)
 
 
+@recorded("10")
 def new_order_each_epoch(path: str | os.PathLike, epochs: int = 3) -> None:
     """`Trainer.train` visits each rank's shard in a new order every epoch (wherever set_epoch is called)."""
     script = load_script(path)
@@ -169,6 +172,7 @@ def _where(result, path) -> str:
     return "; ".join(f"rank {rank} {stopped.get(rank, tr('(no traceback)'))}" for rank in range(result.world_size))
 
 
+@recorded("10")
 def ranks_stay_in_step(path: str | os.PathLike, timeout: float = 90) -> None:
     """`Trainer.train` runs 3 epochs on 2 real ranks without any rank waiting for the other."""
     try:
@@ -192,6 +196,7 @@ def ranks_stay_in_step(path: str | os.PathLike, timeout: float = 90) -> None:
               "and neither going on before the checkpoint was complete"))
 
 
+@recorded("10")
 def every_parameter_gets_a_gradient(path: str | os.PathLike, timeout: float = 90) -> None:
     """`Net`, wrapped by `wrap`, trains 3 steps under DDP on 2 real ranks."""
     try:

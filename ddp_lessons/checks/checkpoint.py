@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ddp_lessons import launch, records, scripts
-from ddp_lessons.checks.common import passed, ranks_are, written
+from ddp_lessons.checks.common import passed, ranks_are, recorded, written
 from ddp_lessons.i18n import tr
 
 OBSERVER = scripts.path("observe_checkpoint_io.py")
@@ -19,6 +19,7 @@ def _calls(row: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     return [call for call in row["calls"] if call["call"] == kind]
 
 
+@recorded("08")
 def checkpointing(script: str | os.PathLike, nproc: int = 2, timeout: float = 90) -> None:
     """Only rank 0 saves; every rank loads the complete file (weights_only, onto its device) and resumes."""
     written(script)

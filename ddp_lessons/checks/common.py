@@ -1,14 +1,23 @@
-"""What the checks share: the ✓ line, one record per rank, and the comparisons that pick a hint.
+"""What the checks share: the ✓ line, failing with a hint that escalates, one record per rank, and the
+comparisons that pick a hint.
 
-Every message a check shows is a `ddp_lessons.i18n.tr` template (the Spanish sits in
-`ddp_lessons.i18n.messages_es`), so a Spanish exercise prints its hints in Spanish."""
+A check is a function decorated with `recorded` (the exercise it belongs to). It fails through `fail`
+(or `expect`): the message names the **symptom**, in the learner's terms ("rank 1 loaded before rank 0
+finished saving"); when the same hint is given again in the same kernel, it adds the **fix**. A plain
+``assert`` with a hint still works (it shows its whole message at once). Every message a check shows is
+a `ddp_lessons.i18n.tr` template (the Spanish sits in `ddp_lessons.i18n.messages_es`), so a Spanish
+exercise prints its hints in Spanish."""
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import os
 import re
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, NoReturn, Sequence, TypeVar
 
 import torch
 
@@ -22,6 +31,72 @@ Rows = Sequence[dict[str, Any]]
 def passed(message: str) -> None:
     """Print the one ``✓`` line of a check that passed."""
     print(f"✓ {message}")
+
+
+@dataclass
+class Run:
+    """One run of a check: which exercise and check, and the hint it failed with (if any)."""
+
+    exercise: str
+    check: str
+    hint: str | None = None
+    fix_shown: bool = False
+
+
+class CheckFailed(AssertionError):
+    """A check's failure through `fail`: `.hint` is the hint's id, `.fix_shown` whether the fix was added."""
+
+    def __init__(self, message: str, hint: str, fix_shown: bool):
+        super().__init__(message)
+        self.hint, self.fix_shown = hint, fix_shown
+
+
+_running: contextvars.ContextVar[Run | None] = contextvars.ContextVar("ddp_lessons_check", default=None)
+_given: Counter[tuple[str | None, str]] = Counter()
+"""How often this kernel gave each (check, hint): from the second time a hint brings its fix."""
+
+
+def fail(hint: str, symptom: str, fix: str) -> NoReturn:
+    """Fail the running check with hint `hint` (a short id, e.g. ``"contiguous"``): the first time this
+    kernel gives it, the message is the `symptom` alone (what went wrong, as the learner sees it); from the
+    second time it adds the `fix`. Both are `tr` templates, already filled in."""
+    run = _running.get()
+    _given[(run.check if run else None, hint)] += 1
+    fix_shown = _given[(run.check if run else None, hint)] > 1
+    follow = tr("How to fix it: {fix}", fix=fix) if fix_shown else \
+        tr("(Fails again the same way? Then this check also says how to fix it.)")
+    if run is not None:
+        run.hint, run.fix_shown = hint, fix_shown
+    raise CheckFailed(f"{symptom}\n{follow}", hint, fix_shown)
+
+
+def expect(condition: Any, hint: str, symptom: str, fix: str) -> None:
+    """`fail(hint, symptom, fix)` unless `condition` holds (the messages are built even when it holds:
+    where building them costs, write ``if not condition: fail(...)``)."""
+    if not condition:
+        fail(hint, symptom, fix)
+
+
+Check = TypeVar("Check", bound=Callable[..., Any])
+
+
+def recorded(exercise: str) -> Callable[[Check], Check]:
+    """Decorate the check functions of exercise `exercise` ("05"): a run knows which check it is (for
+    `fail`'s escalation); a check called by another check runs as part of it."""
+    def decorate(check: Check) -> Check:
+        @functools.wraps(check)
+        def run(*args, **kwargs):
+            if _running.get() is not None:  # inside another check: part of that one's run
+                return check(*args, **kwargs)
+            token = _running.set(Run(exercise, check.__name__))
+            try:
+                return check(*args, **kwargs)
+            finally:
+                _running.reset(token)
+
+        run.exercise = exercise
+        return run  # type: ignore[return-value]
+    return decorate
 
 
 STUB = re.compile(r"[ \t]*\n[ \t]*".join(re.escape(line) for line in CODE_STUB))

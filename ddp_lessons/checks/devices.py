@@ -6,7 +6,7 @@ import itertools
 from typing import Callable, Iterator, Sequence
 
 from ddp_lessons import backend
-from ddp_lessons.checks.common import passed
+from ddp_lessons.checks.common import passed, recorded
 from ddp_lessons.i18n import tr
 
 
@@ -33,6 +33,7 @@ def _workers(layouts: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int, int
             yield node_rank, local_rank, nnodes, nproc
 
 
+@recorded("03")
 def torchrun_env(student_fn: Callable) -> None:
     """The rank variables torchrun sets for every worker of single- and multi-node jobs."""
     for worker in _workers([(1, 2), (2, 4), (3, 2), (2, 1)]):
@@ -74,6 +75,7 @@ def _device_hint(got: tuple[str, str], env: dict[str, int], gpus: int) -> str:
     return tr("follow the rule of lesson 3")
 
 
+@recorded("03")
 def device_and_backend(student_fn: Callable) -> None:
     """Each worker's device and backend follow the course's rule on nodes with 0, 1, 2 or 4 GPUs."""
     for gpus in (0, 1, 2, 4):

@@ -8,7 +8,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ddp_lessons.checks.common import Rows, close, difference, factor, passed, ranks_are
+from ddp_lessons.checks.common import Rows, close, difference, factor, passed, ranks_are, recorded
 from ddp_lessons.i18n import tr
 
 
@@ -27,6 +27,7 @@ def _gradient(model: nn.Module, inputs: torch.Tensor, targets: torch.Tensor) -> 
     return list(torch.autograd.grad(F.mse_loss(model(inputs), targets), list(model.parameters())))
 
 
+@recorded("01")
 def replica_gradients(student_fn: Callable) -> None:
     """Each replica's gradients are those of the mean loss on its own shard, nothing carried over."""
     for world in (2, 4):
@@ -55,6 +56,7 @@ def replica_gradients(student_fn: Callable) -> None:
     passed(tr("each replica's gradient is the mean-loss gradient of its own shard"))
 
 
+@recorded("01")
 def averaged_gradients(student_fn: Callable) -> None:
     """Averaging the replicas' gradients gives one process's gradient on the whole batch."""
     for world in (2, 4):
@@ -78,6 +80,7 @@ def averaged_gradients(student_fn: Callable) -> None:
               "{difference:.1e})", difference=difference(got, whole_batch)))
 
 
+@recorded("04")
 def ddp_gradients(rows: Rows, nproc: int = 2) -> None:
     """Ranks start from rank 0's weights and end backward() with one gradient: the whole batch's."""
     ranks_are(rows, nproc, "gradients")

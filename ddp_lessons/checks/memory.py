@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable, Mapping
 
 from ddp_lessons import launch, records, sharding
-from ddp_lessons.checks.common import Rows, passed, ranks_are
+from ddp_lessons.checks.common import Rows, passed, ranks_are, recorded
 from ddp_lessons.i18n import tr
 
 Formula = Callable[..., Mapping[str, float]]
@@ -80,6 +80,7 @@ def _compare(got: Mapping[str, float], want: Mapping[str, float], world_size: in
             hint=_hint(row, got[row], want[row], world_size, strategy, optimizer))
 
 
+@recorded("15")
 def bytes_formula(formula: Formula) -> None:
     """Check `formula(psi, world_size, strategy, optimizer=, precision=)` without running anything."""
     for optimizer in sharding.OPTIMIZER_STATES:  # fp32 first: 4 bytes per parameter, gradient and state
@@ -122,6 +123,7 @@ def random_setting(seed: int) -> dict:
             "psi": sum(a * b + b for a, b in zip(widths, widths[1:]))}
 
 
+@recorded("15")
 def bytes_measured(formula: Formula, script: str, part: str, seed: int | None = None) -> None:
     """Launch `script` for `part` ("replicas": DDP, ZeRO-1; "sharded": FSDP2 as ZeRO-3 and ZeRO-2) on a
     random setting (from `seed`) and compare `formula` with the measured ledgers."""

@@ -31,7 +31,7 @@ from torch.utils.data import TensorDataset
 from ddp_lessons import launch, records
 from ddp_lessons.scripts import check_evaluate
 from ddp_lessons.scripts.check_evaluate import REAL_SIZES, load_evaluate, make_case
-from ddp_lessons.checks.common import close, passed, ranks_are, written
+from ddp_lessons.checks.common import close, passed, ranks_are, recorded, written
 from ddp_lessons.i18n import tr
 
 CASES = [(1, 2), (3, 4), (2, 5), (7, 3), (10, 4), (64, 4), (33, 8), (101, 3)]
@@ -192,6 +192,7 @@ def _accuracy_hint(got: float, size: int, world: int, model, dataset) -> str:
     return tr("count right predictions and samples on each rank, all-reduce both sums, then divide")
 
 
+@recorded("11")
 def distributed_accuracy(script: str | os.PathLike, cases: Sequence[tuple[int, int]] = CASES) -> None:
     """`evaluate` in `script` returns the single-process accuracy on every rank, for every (size, world)."""
     evaluate = load_evaluate(script)
@@ -245,6 +246,7 @@ def distributed_accuracy(script: str | os.PathLike, cases: Sequence[tuple[int, i
               worlds=max(w for _, w in cases)))
 
 
+@recorded("11")
 def real_distributed_accuracy(script: str | os.PathLike, nproc: int = 2, timeout: float = 90) -> None:
     """`evaluate` in `script` gives the single-process accuracy on a real `nproc`-rank gloo job."""
     written(script)
@@ -293,6 +295,7 @@ def _arithmetic_hint(name: str, got: Any, expected: Any, args: tuple) -> str:
               target=batch_target, batch=batch, world=world)
 
 
+@recorded("11")
 def batch_arithmetic(global_batch: Callable, scaled_lr: Callable, accumulation_steps: Callable) -> None:
     """Global batch, linearly scaled learning rate, and accumulation steps for a few setups."""
     for args, expected in [((32, 1, 4), 128), ((16, 4, 8), 512), ((64, 2, 1), 128), ((8, 3, 2), 48)]:

@@ -7,7 +7,7 @@ from typing import Any
 import torch
 from torch.nn import functional as F
 
-from ddp_lessons.checks.common import Rows, close, difference, factor, flat, passed, ranks_are
+from ddp_lessons.checks.common import Rows, close, difference, factor, flat, passed, ranks_are, recorded
 from ddp_lessons.i18n import tr
 
 
@@ -20,6 +20,7 @@ def _sgd_step(state: dict[str, Any], inputs: torch.Tensor, targets: torch.Tensor
     return {name: (p - lr * g).detach() for (name, p), g in zip(params.items(), grads)}
 
 
+@recorded("06")
 def gradient_accumulation(rows: Rows, nproc: int = 2) -> None:
     """One all-reduce and step per K micro-batches, equal to one process's SGD step on all ranks' batches."""
     ranks_are(rows, nproc, "accumulation")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from ddp_lessons import backend, records, scripts
-from ddp_lessons.checks.common import Rows, close, passed, ranks_are
+from ddp_lessons.checks.common import Rows, close, passed, ranks_are, recorded
 from ddp_lessons.i18n import tr
 
 
+@recorded("02")
 def process_group_setup(rows: Rows, nproc: int = 2) -> None:
     """Every rank joined one group of `nproc` with the backend and device this machine needs."""
     ranks_are(rows, nproc, "setup")
@@ -44,6 +45,7 @@ def _placement(devices: list[str]) -> str:
                      for d, ranks in shared.items())
 
 
+@recorded("02")
 def launched_records(run, name: str = "setup") -> Rows:
     """What the ranks of an earlier check cell's launch (`run`, None if it failed) recorded as `name`."""
     assert run is not None, tr(
@@ -52,6 +54,7 @@ def launched_records(run, name: str = "setup") -> Rows:
     return records.load(run.run_dir, name)
 
 
+@recorded("02")
 def mean_across_ranks(rows: Rows) -> None:
     """Every rank gets the mean of all ranks' values, and its own value is left unchanged."""
     total = [sum(column) for column in zip(*(row["value_before"] for row in rows))]
@@ -71,6 +74,7 @@ def mean_across_ranks(rows: Rows) -> None:
     passed(tr("every rank got the mean {mean} and kept its own value", mean=mean))
 
 
+@recorded("02")
 def setup_on_simulated_gpus(script: str, local_rank: int = 1) -> None:
     """`setup()` in `script`, run with a simulated GPU per rank, sets the device and joins with nccl."""
     import os

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ddp_lessons import launch, records, scripts
-from ddp_lessons.checks.common import Rows, passed, ranks_are, written
+from ddp_lessons.checks.common import Rows, passed, ranks_are, recorded, written
 from ddp_lessons.i18n import tr
 from ddp_lessons.runtime.contract import CRASH_AT_SAVE_ENV
 
@@ -114,6 +114,7 @@ def _resumed_where_it_stopped(crashed_dir: Path, clean: Rows, position: tuple[in
             "{epoch}, step {step} on: every later step once, in the epoch's order", rank=rank, epoch=epoch, step=step)
 
 
+@recorded("12")
 def restartable(script: str | os.PathLike, nproc: int = 2, epochs: int = 4, every: int = 3,
                 timeout: float = 120) -> None:
     """Killed while writing a mid-epoch snapshot, the job restarts at that very step and ends bit-identical."""

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ddp_lessons import comm_model, launch, records, scripts
-from ddp_lessons.checks.common import passed, written
+from ddp_lessons.checks.common import passed, recorded, written
 from ddp_lessons.i18n import tr
 
 CHECKER = scripts.path("check_ring.py")
@@ -25,6 +25,7 @@ CHECKER = scripts.path("check_ring.py")
 WORLDS = (2, 3, 4)
 
 
+@recorded("16")
 def ring_allreduce(script: str | os.PathLike, worlds: Sequence[int] = WORLDS, timeout: float = 150) -> None:
     """`ring_allreduce(tensor)` in `script` sums in place like `dist.all_reduce`, on every world
     size, for sizes divisible by it or not, with each rank sending 2(n-1)/n of the tensor."""
@@ -215,6 +216,7 @@ def _same(got: Sequence[float], expected: Sequence[float]) -> bool:
     return len(got) == len(expected) and all(math.isclose(g, e, rel_tol=1e-4) for g, e in zip(got, expected))
 
 
+@recorded("16")
 def alpha_beta(student_fit: Callable[[Sweep], tuple[float, float]]) -> None:
     """`student_fit(sweep)` returns (α, β): time ≈ α + β · 2(n-1)/n · bytes, fitted to each size's
     median by least squares on relative errors."""
@@ -252,6 +254,7 @@ def alpha_beta(student_fit: Callable[[Sweep], tuple[float, float]]) -> None:
               "bandwidth)", alpha=alpha * 1e6, bandwidth=1 / beta / 1e9))
 
 
+@recorded("16")
 def predicted_time(student_predict: Callable[[float, float, float, int], float]) -> None:
     """`student_predict(alpha, beta, bytes, world)` is α + β · 2(n-1)/n · bytes."""
     alpha, beta = 50e-6, 1 / 10e9

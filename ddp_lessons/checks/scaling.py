@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from ddp_lessons.checks.common import close, passed
+from ddp_lessons.checks.common import close, passed, recorded
 from ddp_lessons.i18n import tr
 
 
@@ -41,12 +41,14 @@ def _scaling(student_fn: Callable, cases: Sequence[dict[int, float]], weak: bool
                 got=tuple(got[world]), hint=_scaling_hint(tuple(got[world]), *expected, ratio, world))
 
 
+@recorded("09")
 def strong_scaling(student_fn: Callable) -> None:
     """Fixed total work: speedup T(1) / T(W), efficiency speedup / W."""
     _scaling(student_fn, [{1: 12.0, 2: 6.6, 4: 4.0, 8: 2.5}, {1: 4.0, 2: 4.4}, {1: 1.0}], weak=False)
     passed(tr("strong-scaling speedup and efficiency are right, slowdowns included"))
 
 
+@recorded("09")
 def weak_scaling(student_fn: Callable) -> None:
     """Fixed batch per rank: speedup W * T(1) / T(W) (samples/s ratio), efficiency T(1) / T(W)."""
     _scaling(student_fn, [{1: 0.05, 2: 0.055, 4: 0.08, 16: 0.11}, {1: 2.0, 3: 2.0}], weak=True)

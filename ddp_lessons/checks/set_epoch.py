@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from ddp_lessons.checks.common import Rows, passed
+from ddp_lessons.checks.common import Rows, passed, recorded
 from ddp_lessons.checks.sampler import torch_sampler_shard
 from ddp_lessons.i18n import tr
 
 
+@recorded("07")
 def set_epoch_used(rows: Rows) -> None:
     """Each epoch visits the data in a new order, exactly as DistributedSampler with set_epoch(epoch)."""
     size, seed, world = rows[0]["size"], rows[0]["seed"], len(rows)

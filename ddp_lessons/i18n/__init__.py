@@ -24,7 +24,7 @@ import json
 import os
 from pathlib import Path
 
-from ddp_lessons.runtime.contract import LANGUAGE_ENV  # the job contract names every DDP_LESSONS_* variable
+from ddp_lessons.runtime.contract import LANGUAGE_ENV, SESSION_ENV  # the job contract names every variable
 
 SOURCE = "en"
 LANGUAGES = ("en", "es")
@@ -36,7 +36,7 @@ def language() -> str:
     chosen = os.environ.get(LANGUAGE_ENV, "").strip().lower()
     if chosen in LANGUAGES:
         return chosen
-    session = os.environ.get("JPY_SESSION_NAME")
+    session = os.environ.get(SESSION_ENV)
     if session:
         found = _file_language(session)
         if found:

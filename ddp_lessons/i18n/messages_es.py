@@ -21,6 +21,47 @@ SPANISH = {
     'no question asked yet: run a quiz.ask("NN", k) cell first':
         'todavía no se ha hecho ninguna pregunta: ejecute antes una celda quiz.ask("NN", k)',
 
+    # ddp_lessons.base.quiz_forms: committing to an answer, how sure, numeric predictions and their reveal
+    "sure": "seguro",
+    "I think so": "creo que sí",
+    "guessing": "adivinando",
+    'confidence={value!r}: say "sure", "think" (I think so) or "guess"':
+        'confidence={value!r}: indique "sure" (seguro), "think" (creo que sí) o "guess" (adivinando)',
+    "How sure?": "¿Cuán seguro está?",
+    "Check": "Comprobar",
+    "(Your first answer, ({letter}), is the one recorded.)":
+        "(La que queda registrada es su primera respuesta, ({letter}).)",
+    '(Next time add how sure you are: confidence="sure", "think" or "guess".)':
+        '(La próxima vez indique cuán seguro está: confidence="sure", "think" o "guess".)',
+    "Pick an answer and how sure you are, then press Check.":
+        "Elija una respuesta e indique cuán seguro está; luego pulse Comprobar.",
+    "Prediction recorded: {value}{how}. Run the next cells: the run measures it.":
+        "Predicción registrada: {value}{how}. Ejecute las celdas siguientes: la ejecución lo mide.",
+    "Already recorded: {value}.": "Ya registrada: {value}.",
+    "Your first prediction, {value}, is the one compared with the measurement.":
+        "Su primera predicción, {value}, es la que se compara con la medición.",
+    "Predict.": "Prediga.",
+    'Answer with quiz.check(NUMBER, confidence="sure", "think" or "guess") before you run on, or type it in the '
+    'box in JupyterLab.':
+        'Responda con quiz.check(NÚMERO, confidence="sure", "think" o "guess") antes de seguir ejecutando, o '
+        'escríbalo en la casilla en JupyterLab.',
+    "Write your number down before you read on: the run below measures it.":
+        "Anote su número antes de seguir leyendo: la ejecución de abajo lo mide.",
+    "a number": "un número",
+    "Commit": "Confirmar",
+    "Type a number and say how sure you are, then press Commit.":
+        "Escriba un número e indique cuán seguro está; luego pulse Confirmar.",
+    "Measured: {measured}. No prediction was made in this kernel (quiz.predict asks for one before the run).":
+        "Medido: {measured}. En este kernel no se hizo ninguna predicción (quiz.predict la pide antes de la "
+        "ejecución).",
+    "You predicted {predicted}, measured {measured}: exactly right.":
+        "Usted predijo {predicted}; se midió {measured}: exacto.",
+    "You predicted {predicted}, measured {measured} (off by {off}).":
+        "Usted predijo {predicted}; se midió {measured} (error de {off}).",
+    "Prediction check.": "Comprobación de la predicción.",
+    "Measured": "Medido",
+    "{value!r} is not a number": "{value!r} no es un número",
+
     # ddp_lessons.grading.feedback: the student's feedback file
     "# Feedback for {student}": "# Evaluación de {student}",
     "Total: **{total}/{possible}** points.": "Total: **{total}/{possible}** puntos.",
@@ -57,6 +98,10 @@ SPANISH = {
     # ddp_lessons.checks.common
     "expected one {name!r} record from each rank 0..{last}, got ranks {ranks}":
         "se esperaba un registro {name!r} de cada rank 0..{last}, pero llegaron los ranks {ranks}",
+    # a check's hint, its fix from the second time (fail)
+    "How to fix it: {fix}": "Cómo corregirlo: {fix}",
+    "(Fails again the same way? Then this check also says how to fix it.)":
+        "(¿Vuelve a fallar igual? Entonces esta comprobación también le dice cómo corregirlo.)",
     # ddp_lessons.checks.gradients (exercises 1 and 4)
     "return one list of gradients per shard: {world} shards, got {got}":
         "devuelva una lista de gradientes por fragmento: {world} fragmentos, pero llegaron {got}",
@@ -481,42 +526,46 @@ SPANISH = {
         "hacia delante y la pérdida; llame a scaler.scale(loss).backward() después del bloque "
         "`with torch.autocast(...)`",
     # ddp_lessons.checks.sampler (exercise 5)
-    "shards must be strided: rank r takes positions r, r+W, r+2W, ... of the epoch's order; you returned "
-    "contiguous blocks":
-        "los fragmentos deben ser intercalados: el rank r toma las posiciones r, r+W, r+2W, ... del orden de "
-        "la época; usted devolvió bloques contiguos",
-    "too few indices: when the size does not divide by world_size, the order is padded to "
-    "ceil(size / world_size) * world_size by repeating it from its start (again and again if the data set is "
-    "tiny), so every rank gets {count}":
-        "faltan índices: cuando el tamaño no es divisible entre world_size, el orden se rellena hasta "
+    "your shards are contiguous blocks of the epoch's order":
+        "sus fragmentos son bloques contiguos del orden de la época",
+    "shards are strided: rank r takes positions r, r+W, r+2W, ... of the epoch's order":
+        "los fragmentos son intercalados: el rank r toma las posiciones r, r+W, r+2W, ... del orden de la época",
+    "too few indices: {got} where every rank gets {count}":
+        "faltan índices: {got} cuando cada rank recibe {count}",
+    "when the size does not divide by world_size, the order is padded to ceil(size / world_size) * world_size by "
+    "repeating it from its start (again and again if the data set is tiny)":
+        "cuando el tamaño no es divisible entre world_size, el orden se rellena hasta "
         "ceil(size / world_size) * world_size repitiéndolo desde su principio (una y otra vez si el conjunto "
-        "de datos es diminuto), así que cada rank recibe {count}",
-    "with drop_last=True the order is cut to floor(size / world_size) * world_size indices, with no padding, "
-    "so every rank gets {count}":
-        "con drop_last=True el orden se corta a floor(size / world_size) * world_size índices, sin relleno, "
-        "así que cada rank recibe {count}",
-    "every rank gets {count} indices here": "aquí cada rank recibe {count} índices",
-    "padding must repeat the first indices of the epoch's order, in order (order + order[:padding]): "
-    "expected {padded} at the padded positions":
-        "el relleno debe repetir los primeros índices del orden de la época, en orden "
-        "(order + order[:padding]): se esperaba {padded} en las posiciones de relleno",
-    "the order must change with the epoch: seed the generator with seed + epoch":
-        "el orden debe cambiar con la época: inicialice el generador con seed + epoch",
-    "with shuffle=True, first permute: torch.randperm(size, generator=g) with g = torch.Generator(); "
-    "g.manual_seed(seed + epoch)":
-        "con shuffle=True, primero permute: torch.randperm(size, generator=g) con g = torch.Generator(); "
+        "de datos es diminuto)",
+    "too many indices with drop_last=True: {got} where every rank gets {count}":
+        "sobran índices con drop_last=True: {got} cuando cada rank recibe {count}",
+    "with drop_last=True the order is cut to floor(size / world_size) * world_size indices, with no padding":
+        "con drop_last=True el orden se corta a floor(size / world_size) * world_size índices, sin relleno",
+    "{got} indices where every rank gets {count}": "{got} índices cuando cada rank recibe {count}",
+    "the padded positions hold {got}, expected {padded}":
+        "las posiciones de relleno contienen {got}; se esperaba {padded}",
+    "padding repeats the first indices of the epoch's order, in order (order + order[:padding])":
+        "el relleno repite los primeros índices del orden de la época, en orden (order + order[:padding])",
+    "this is epoch 0's order: the order does not change with the epoch":
+        "este es el orden de la época 0: el orden no cambia con la época",
+    "seed the generator with seed + epoch": "inicialice el generador con seed + epoch",
+    "with shuffle=True the indices are not shuffled": "con shuffle=True los índices no están barajados",
+    "first permute: torch.randperm(size, generator=g) with g = torch.Generator(); g.manual_seed(seed + epoch)":
+        "primero permute: torch.randperm(size, generator=g) con g = torch.Generator(); "
         "g.manual_seed(seed + epoch)",
+    "the indices differ from DistributedSampler's": "los índices difieren de los de DistributedSampler",
     "compare with the rule in lesson 5": "compare con la regla de la lección 5",
     "size={size}, world_size={world}, rank={rank}, epoch={epoch}, seed={seed}, shuffle={shuffle}, "
-    "drop_last={drop_last}: expected {expected}, got {got}. {hint}":
+    "drop_last={drop_last}: expected {expected}, got {got}: {symptom}":
         "size={size}, world_size={world}, rank={rank}, epoch={epoch}, seed={seed}, shuffle={shuffle}, "
-        "drop_last={drop_last}: se esperaba {expected}, pero llegó {got}. {hint}",
+        "drop_last={drop_last}: se esperaba {expected}, pero llegó {got}: {symptom}",
     "identical to torch's DistributedSampler in all {count} cases tried":
         "idéntico al DistributedSampler de torch en los {count} casos probados",
-    "size={size}, world_size={world}, drop_last={drop_last}: expected {expected}, got {got}. Count every visit "
-    "of every rank: padded indices are visited more than once, indices cut by drop_last zero times":
-        "size={size}, world_size={world}, drop_last={drop_last}: se esperaba {expected}, pero llegó {got}. "
-        "Cuente cada visita de cada rank: los índices de relleno se visitan más de una vez, y los que corta "
+    "size={size}, world_size={world}, drop_last={drop_last}: expected {expected}, got {got}":
+        "size={size}, world_size={world}, drop_last={drop_last}: se esperaba {expected}, pero llegó {got}",
+    "count every visit of every rank: padded indices are visited more than once, indices cut by drop_last zero "
+    "times":
+        "cuente cada visita de cada rank: los índices de relleno se visitan más de una vez, y los que corta "
         "drop_last, ninguna",
     "visit counts are right, padding and drop_last included":
         "los recuentos de visitas son correctos, con el relleno y drop_last incluidos",

@@ -46,6 +46,15 @@ CRASH_AT_SAVE_ENV = "DDP_LESSONS_CRASH_AT_SAVE"
 LANGUAGE_ENV = "DDP_LESSONS_LANG"
 """``en`` or ``es``: the language hints and feedback speak (`i18n.language`); the grader sets it from the
 notebook's metadata, a learner may set it to override."""
+JOURNAL_ENV = "DDP_LESSONS_JOURNAL"
+"""The learner's record (`ddp_lessons.journal`): a file path to keep it there, ``off`` to write none (the
+test suite, the grader and `make course` set ``off`` for every kernel they start); unset, a learner's own
+notebook kernel keeps it in ``my_progress.jsonl`` at the course's root."""
+JOURNAL_OFF = ("off", "none", "0", "")
+"""Values of `JOURNAL_ENV` that turn the record off."""
+SESSION_ENV = "JPY_SESSION_NAME"
+"""Set by a Jupyter server (JupyterLab, Notebook; VS Code too) in the kernel it starts for a notebook:
+the notebook's path. nbval and nbclient (`make course`) start kernels without it."""
 
 # -- torchrun's (torch.distributed.run) ---------------------------------------------------------------
 PREFIX_ENV = "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE"

@@ -5,8 +5,9 @@ holds the Spanish of each markdown cell (format: `ddp_lessons.tooling.catalogs`)
 English notebook, puts the Spanish in its markdown cells, and keeps every code cell and stored output
 byte for byte, so the Spanish lesson runs and passes nbval exactly like the English one. Three things
 differ, all generated: links are re-rooted (a link to a notebook that has a Spanish edition goes to it,
-any other relative link to the English file), a quick-check cell (``quiz.ask("NN", k)``) shows its
-question from ``ddp_lessons/data/quizzes/es/NN.json``, and the notebook's metadata says
+any other relative link to the English file), a quick-check cell (``quiz.ask("NN", k)``,
+``quiz.predict("NN", k)``) and a stored ``quiz.reveal`` output show their question from
+``ddp_lessons/data/quizzes/es/NN.json``, and the notebook's metadata says
 ``{"ddp_lessons": {"language": "es"}}`` (what the grader reads).
 
 ``--check`` writes nothing and lists, per notebook, what is out of date: a generated notebook that
@@ -51,7 +52,7 @@ DOCS = ("docs/INSTRUCTORS.md", "docs/LIVE.md", "docs/COMM.md", "docs/ERRORS.md")
 """The English docs the edition translates, each into ``docs/<lang>/`` under the same name. The
 translation is written by hand (a doc is not generated); its first line names the English and its hash."""
 DOC_MARKER = re.compile(r"^<!-- translates (?P<source>\S+) en (?P<hash>[0-9a-f]{12}) -->$")
-QUIZ_CELL = re.compile(r'^quiz\.ask\("(?P<lesson>\d\d)", (?P<n>\d+)\)$')
+QUIZ_CELL = re.compile(r'^quiz\.(?:ask|predict)\("(?P<lesson>\d\d)", (?P<n>\d+)\)$')
 LINK = re.compile(r'(?P<open>\]\(|<img src="|<a href=")(?P<target>[^)"\s#]*)(?P<rest>[^)"\s]*)')
 WIDGET_VIEW, WIDGET_STATE = "application/vnd.jupyter.widget-view+json", "application/vnd.jupyter.widget-state+json"
 
@@ -127,18 +128,45 @@ def quizzes(root: Path, lang: str | None = None) -> dict:
     return quiz.read_questions(root / "ddp_lessons" / quiz.QUESTIONS, lang or i18n.SOURCE)
 
 
-def quiz_outputs(cell: NotebookNode, root: Path, lang: str) -> list[NotebookNode] | None:
-    """The outputs a quick-check cell shows in `lang` (text and HTML), None when it is not translated."""
-    found = QUIZ_CELL.match(cell.source.strip())
-    if not found or not cell.outputs:
-        return None
-    lesson, n = found["lesson"], int(found["n"])
+def quiz_entry(root: Path, lesson: str, n: int, lang: str) -> dict | None:
+    """Question `n` of `lesson` with its `lang` translation, None when it is not translated."""
     english, translations = quizzes(root).get(lesson, []), quizzes(root, lang).get(lesson, [])
     if n > min(len(english), len(translations)) or translations[n - 1].get("todo"):
         return None
-    shown = quiz.from_entry({**translations[n - 1], "key": english[n - 1]["key"]}, lang)
-    return [nbformat.v4.new_output("execute_result", data={"text/plain": shown.text(), "text/html": shown.html()},
-                                   execution_count=cell.execution_count)]
+    return quiz.in_language(english[n - 1], translations[n - 1])
+
+
+def revealed(output: NotebookNode) -> dict | None:
+    """What a stored `quiz.reveal` output revealed ({lesson, question, measured}), None for other outputs."""
+    return output.get("metadata", {}).get("ddp_lessons", {}).get("reveal")
+
+
+def quiz_outputs(cell: NotebookNode, root: Path, lang: str) -> list[NotebookNode] | None:
+    """The outputs a quick-check cell (``quiz.ask``, ``quiz.predict``) or a cell that reveals a numeric
+    prediction (``quiz.reveal``) shows in `lang` (text and HTML), None when it is none or not translated."""
+    found = QUIZ_CELL.match(cell.source.strip())
+    if found and cell.outputs:
+        translated = quiz_entry(root, found["lesson"], int(found["n"]), lang)
+        if translated is None:
+            return None
+        shown = quiz.form(translated, lang)
+        return [nbformat.v4.new_output("execute_result", data={"text/plain": shown.text(), "text/html": shown.html()},
+                                       execution_count=cell.execution_count)]
+    if not any(revealed(output) for output in cell.get("outputs", [])):
+        return None
+    outputs = []
+    for output in cell.outputs:
+        what = revealed(output)
+        translated = what and quiz_entry(root, what["lesson"], what["question"], lang)
+        if what and translated is None:
+            return None
+        if what:
+            shown = quiz.revealed(translated, what["measured"], None, lang)
+            output = nbformat.v4.new_output("execute_result", data={"text/plain": shown.text(),
+                                                                     "text/html": shown.html()},
+                                            metadata=output.metadata, execution_count=output.execution_count)
+        outputs.append(output)
+    return outputs
 
 
 def drop_widgets(notebook: NotebookNode, outputs: list[NotebookNode]) -> None:
@@ -342,7 +370,8 @@ def update_quiz(root: Path, lesson: str, lang: str = LANG) -> list[str]:
         now = {"en": quiz.english_hash(entry)}
         done = old[n - 1] if n <= len(old) else None
         if done is None or done.get("todo"):
-            new.append({**now, "todo": True, **{key: entry[key] for key in ("question", "options", "feedback")}})
+            new.append({**now, "todo": True, **{key: entry[key] for key in quiz.translated_fields(entry)
+                                                 if key in entry}})
         elif done.get("en") != now["en"] or done.get("stale"):
             new.append({**now, "stale": True, **{k: v for k, v in done.items() if k not in ("en", "stale")}})
         else:
