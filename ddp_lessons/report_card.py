@@ -60,7 +60,7 @@ class Card:
         """The figure (`plots.report_card`), or None for an empty record."""
         from ddp_lessons.plots.report_card import plot_report_card
 
-        return plot_report_card(self.as_json()) if self.lessons else None
+        return plot_report_card(self.as_json()) if self.events else None
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         """Text and HTML; a card of no record says so in its metadata (the Spanish edition's generator
@@ -69,77 +69,95 @@ class Card:
         return (data, {"ddp_lessons": {"report_card": "no record"}}) if self.record is None else data
 
 
+@dataclass
+class _Firsts:
+    """What a record holds, first answers only: {(lesson, n): answer event}, {(lesson, n): the latest
+    measured value}, {exercise: {check: passed at least once}}, and the lessons or exercises it touches."""
+
+    answers: dict[tuple[str, int], dict] = field(default_factory=dict)
+    measured: dict[tuple[str, int], float] = field(default_factory=dict)
+    checks: dict[str, dict[str, bool]] = field(default_factory=lambda: defaultdict(dict))
+    touched: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, reading: journal.Reading) -> _Firsts:
+        found = cls()
+        for event in reading.events:
+            kind, where = event.get("event"), (event.get("lesson"), event.get("question"))
+            if kind == "answer":
+                found.answers.setdefault(where, event)  # the first answer is the one that counts
+            elif kind == "reveal":
+                found.measured[where] = event.get("measured")  # the latest run's
+            elif kind == "check":
+                passed = found.checks[str(event.get("exercise"))]
+                passed[str(event.get("check"))] = passed.get(str(event.get("check")), False) or bool(event.get("passed"))
+            found.touched.add(str(event.get("lesson") or event.get("exercise")))
+        return found
+
+
 def summarize(reading: journal.Reading, questions: dict[str, list[dict]], exercises: dict[str, list[str]],
               root: Path | None = None, lang: str | None = None, record: str | None = None) -> Card:
     """The `Card` of `reading` given the stored `questions` ({lesson: entries}), each exercise's checks
     ({"05": ["sampler_shards", ...]}) and the course's folder `root` (for links; None: no links)."""
-    lang = lang or i18n.language()
-    answers: dict[tuple[str, int], dict] = {}
-    measured: dict[tuple[str, int], float] = {}
-    checks: dict[str, dict[str, bool]] = defaultdict(dict)
-    touched: set[str] = set()
-    for event in reading.events:
-        kind = event.get("event")
-        if kind == "answer":
-            answers.setdefault((event.get("lesson"), event.get("question")), event)  # the first counts
-        elif kind == "reveal":
-            measured[(event.get("lesson"), event.get("question"))] = event.get("measured")  # the latest run
-        elif kind == "check":
-            name = str(event.get("check"))
-            checks[str(event.get("exercise"))][name] = checks[str(event.get("exercise"))].get(name, False) \
-                or bool(event.get("passed"))
-        touched.add(str(event.get("lesson") or event.get("exercise")))
-    card = Card(record, len(reading.events), lang=lang,
-                skipped=[{"line": number, "text": text} for number, text in reading.skipped])
-    calibration = {level: {"right": 0, "answered": 0} for level in CONFIDENCE}
-    for lesson in sorted(set(questions) | touched):
-        if lesson not in touched or lesson.startswith("_"):
-            continue
+    firsts = _Firsts.of(reading)
+    card = Card(record, len(reading.events), lang=lang or i18n.language(),
+                skipped=[{"line": number, "text": text} for number, text in reading.skipped],
+                calibration={level: {"right": 0, "answered": 0} for level in CONFIDENCE})
+    for lesson in sorted(lesson for lesson in set(questions) | firsts.touched if not lesson.startswith("_")):
         entries = questions.get(lesson, [])
-        mine = {n: answers[(lesson, n)] for n in range(1, len(entries) + 1) if (lesson, n) in answers}
-        graded = [a for a in mine.values() if a.get("correct") is not None]
-        tried, needed = checks.get(lesson, {}), exercises.get(lesson, [])
-        card.lessons.append({
-            "lesson": lesson, "questions": len(entries), "answered": len(mine),
-            "right_first_time": sum(bool(a["correct"]) for a in graded), "graded": len(graded),
-            "finished": bool(entries) and len(mine) == len(entries),
-            "checks_passed": sum(tried.get(name, False) for name in needed or tried),
-            "checks": len(needed or tried), "checks_tried": len(tried),
-            "exercise_passed": bool(tried) and all(tried.get(name, False) for name in needed or tried)})
+        mine = {n: firsts.answers[(lesson, n)] for n in range(1, len(entries) + 1) if (lesson, n) in firsts.answers}
+        card.lessons.append(_lesson_row(lesson, entries, mine, firsts.checks.get(lesson, {}),
+                                        exercises.get(lesson, []), lesson in firsts.touched))
         for n, answer in sorted(mine.items()):
-            entry = entries[n - 1]
-            level = answer.get("confidence")
-            if answer.get("correct") is not None and level in calibration:
-                calibration[level]["answered"] += 1
-                calibration[level]["right"] += bool(answer["correct"])
-            missed = answer.get("correct") is False
-            if quiz.is_numeric(entry) and (lesson, n) in measured and isinstance(answer.get("answer"), (int, float)):
-                ratio = off_by(answer["answer"], measured[(lesson, n)])
-                card.predictions.append({"lesson": lesson, "question": n, "predicted": answer["answer"],
-                                         "measured": measured[(lesson, n)], "unit": entry.get("unit", ""),
-                                         "off_by": ratio, "confidence": level})
-                missed = ratio is None and answer["answer"] != measured[(lesson, n)] or (ratio or 1) > MISSED_RATIO
-            if missed:
-                heading = entry.get("revisit", "")
-                card.revisit.append({"lesson": lesson, "question": n, "kind": entry.get("kind"),
-                                     "answer": answer.get("answer"), "confidence": level, "revisit": heading,
-                                     "link": section_link(root, lesson, heading, lang) if root else None})
-    card.calibration = calibration
+            _count(card, lesson, n, entries[n - 1], answer, firsts.measured.get((lesson, n)), root)
     return card
 
 
-def section_link(root: Path, lesson: str, heading: str, lang: str) -> str | None:
-    """The lesson file (relative to `root`) and the anchor JupyterLab gives `heading`; in Spanish, the same
-    section of the Spanish notebook (found by the cell's id). None when the lesson is not there."""
+def _lesson_row(lesson: str, entries: list[dict], mine: dict[int, dict], tried: dict[str, bool],
+                needed: list[str], started: bool) -> dict[str, Any]:
+    """One lesson's line: questions answered and right the first time, the exercise's checks."""
+    graded = [answer for answer in mine.values() if answer.get("correct") is not None]
+    checks = needed or list(tried)
+    return {"lesson": lesson, "started": started, "questions": len(entries), "answered": len(mine),
+            "finished": bool(entries) and len(mine) == len(entries),
+            "right_first_time": sum(bool(answer["correct"]) for answer in graded), "graded": len(graded),
+            "checks_passed": sum(tried.get(name, False) for name in checks), "checks": len(checks),
+            "checks_tried": len(tried), "exercise_passed": bool(tried) and all(tried.get(n, False) for n in checks)}
+
+
+def _count(card: Card, lesson: str, n: int, entry: dict, answer: dict, measured: float | None,
+           root: Path | None) -> None:
+    """Add one first answer to the card's calibration, predictions and what to revisit."""
+    level, missed = answer.get("confidence"), answer.get("correct") is False
+    if answer.get("correct") is not None and level in card.calibration:
+        card.calibration[level]["answered"] += 1
+        card.calibration[level]["right"] += bool(answer["correct"])
+    guess = answer.get("answer")
+    if quiz.is_numeric(entry) and measured is not None and isinstance(guess, (int, float)):
+        ratio = off_by(guess, measured)
+        card.predictions.append({"lesson": lesson, "question": n, "predicted": guess, "measured": measured,
+                                 "unit": entry.get("unit", ""), "off_by": ratio, "confidence": level})
+        missed = (ratio is None and guess != measured) or (ratio or 1) > MISSED_RATIO
+    if missed:
+        heading = entry.get("revisit", "")
+        link, section = section_link(root, lesson, heading, card.lang) if root else (None, heading)
+        card.revisit.append({"lesson": lesson, "question": n, "kind": entry.get("kind"), "answer": guess,
+                             "confidence": level, "revisit": heading, "section": section, "link": link})
+
+
+def section_link(root: Path, lesson: str, heading: str, lang: str) -> tuple[str | None, str]:
+    """(the lesson file relative to `root` with the anchor JupyterLab gives `heading`, the heading as that
+    file writes it): in Spanish, the same section of the Spanish notebook (found by the cell's id).
+    No link when the lesson is not there."""
     found = sorted((root / "notebooks").glob(f"{lesson}_*.ipynb"))
     if not found:
-        return None
-    english, target = found[0], found[0]
-    shown = heading
+        return None, heading
+    english, target, shown = found[0], found[0], heading
     if lang != i18n.SOURCE and (root / "notebooks" / lang / english.name).exists():
         target = root / "notebooks" / lang / english.name
         shown = _translated_heading(english, target, heading) or heading
-    return f"{target.relative_to(root).as_posix()}#{anchor(shown)}" if heading else target.relative_to(root).as_posix()
+    where = target.relative_to(root).as_posix()
+    return (f"{where}#{anchor(shown)}" if heading else where), shown
 
 
 def _headings(source: str) -> list[str]:
@@ -167,12 +185,12 @@ def anchor(heading: str) -> str:
 
 def exercise_checks(root: Path) -> dict[str, list[str]]:
     """{exercise: the check functions its check cells call}, from the course's exercises/."""
+    import nbformat
+
     from ddp_lessons.base.exercise_format import is_check_cell
 
     found = {}
     for path in sorted((root / "exercises").glob("[0-9][0-9]_*.ipynb")):
-        import nbformat
-
         cells = nbformat.read(path, as_version=4).cells
         found[path.name[:2]] = list(dict.fromkeys(name for cell in cells if is_check_cell(cell)
                                                   for name in CHECK_CALL.findall(cell.source)))
@@ -197,11 +215,11 @@ def show(lang: str | None = None) -> Card:
 # -- how a card reads ------------------------------------------------------------------------------------
 
 def table(card: Card) -> list[list[str]]:
-    """The per-lesson table: a header row, then one row per lesson the record touches."""
+    """The per-lesson table: a header row, then one row per lesson started."""
     lang = card.lang
     rows = [[tr("lesson", lang=lang), tr("quick checks answered", lang=lang), tr("right the first time", lang=lang),
              tr("exercise checks passed", lang=lang)]]
-    for row in card.lessons:
+    for row in (row for row in card.lessons if row["started"]):
         rows.append([row["lesson"], f"{row['answered']} / {row['questions']}" + (" ✓" if row["finished"] else ""),
                      f"{row['right_first_time']} / {row['graded']}" if row["graded"] else "-",
                      f"{row['checks_passed']} / {row['checks']}" + (" ✓" if row["exercise_passed"] else "")
@@ -223,6 +241,9 @@ def lines(card: Card) -> list[str]:
     rows = table(card)
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     out += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    waiting = [row["lesson"] for row in card.lessons if not row["started"]]
+    if waiting:
+        out.append(tr("Not started yet: {lessons}", lang=lang, lessons=", ".join(waiting)))
     words = confidence_words(lang)
     said = [tr("{level}: right {right} of {answered}", lang=lang, level=words[level], **counts)
             for level, counts in card.calibration.items() if counts["answered"]]
@@ -237,7 +258,7 @@ def lines(card: Card) -> list[str]:
         out += ["", tr("To revisit:", lang=lang)]
         for miss in card.revisit:
             sure = " " + tr("(you were sure)", lang=lang) if miss["confidence"] == "sure" else ""
-            where = [f"\"{miss['revisit']}\""] * bool(miss["revisit"]) + [miss["link"]] * bool(miss["link"])
+            where = [f"\"{miss['section']}\""] * bool(miss["section"]) + [miss["link"]] * bool(miss["link"])
             out.append(f"  {miss['lesson']}-{miss['question']}{sure}: {' — '.join(where)}")
     else:
         out += ["", tr("Nothing to revisit: every first answer was right.", lang=lang)]
@@ -273,9 +294,9 @@ def render_html(card: Card) -> str:
         for miss in card.revisit:
             if miss["link"] and html.escape(miss["link"]) in escaped:
                 link = html.escape(miss["link"])
-                escaped = escaped.replace(link, f'<a href="{_relative_link(card, miss["link"])}">{link}</a>')
+                escaped = escaped.replace(link, f'<a href="{_relative_link(miss["link"])}">{link}</a>')
         parts.append(f"<div>{escaped or '&nbsp;'}</div>")
-    figure = card.figure() if card.lessons else None
+    figure = card.figure()
     if figure is not None:
         import matplotlib.pyplot as plt
 
@@ -287,7 +308,7 @@ def render_html(card: Card) -> str:
     return "\n".join(parts + ["</div>"])
 
 
-def _relative_link(card: Card, link: str) -> str:
+def _relative_link(link: str) -> str:
     """A revisit link as seen from a notebook in notebooks/ (or notebooks/es/), where lesson 00 sits."""
     path, _, fragment = link.partition("#")
     name = Path(path).name

@@ -55,7 +55,7 @@ def summary(course, lang="en", events=EVENTS, skipped=()):
 def test_first_answers_give_accuracy_calibration_predictions_and_exercise_checks(course):
     card = summary(course)
     (lesson,) = card.lessons
-    assert lesson == {"lesson": "90", "questions": 4, "answered": 4, "right_first_time": 1, "graded": 2,
+    assert lesson == {"lesson": "90", "started": True, "questions": 4, "answered": 4, "right_first_time": 1, "graded": 2,
                       "finished": True, "checks_passed": 1, "checks": 2, "checks_tried": 1, "exercise_passed": False}
     assert card.calibration == {"sure": {"right": 0, "answered": 1}, "think": {"right": 1, "answered": 1},
                                 "guess": {"right": 0, "answered": 0}}
@@ -75,7 +75,7 @@ def test_the_card_reads_as_text_in_english_and_spanish(course):
     text = summary(course, skipped=[(7, "garbage")]).text()
     assert text.splitlines()[0] == "Your progress (my_progress.jsonl: 9 records)"
     assert "lesson  quick checks answered  right the first time  exercise checks passed" in text
-    assert "90      4 / 4 ✓                1 / 2                 1 / 2" in text
+    assert "90      4 / 4 ✓                1 / 2                 1 / 2" in text and "Not started" not in text
     assert "sure: right 0 of 1; I think so: right 1 of 1." in text
     assert "90-3: you predicted 5 buckets, measured 4 buckets (off by 1.25×)" in text
     assert '90-1 (you were sure): "1. Setting `it` up" — notebooks/90_test.ipynb#1.-Setting-it-up' in text
@@ -83,7 +83,7 @@ def test_the_card_reads_as_text_in_english_and_spanish(course):
                          "file was left as it is.")
     spanish = summary(course, "es").text()
     assert spanish.startswith("Su progreso (my_progress.jsonl: 9 registros)")
-    assert "90-4 (estaba seguro): \"2. Measuring\" — notebooks/es/90_test.ipynb#2.-Medir" in spanish
+    assert "90-4 (estaba seguro): \"2. Medir\" — notebooks/es/90_test.ipynb#2.-Medir" in spanish
 
 
 def test_the_html_links_each_section_and_shows_the_figure(course):
@@ -187,3 +187,10 @@ def test_a_record_turned_off_is_not_read(monkeypatch, capsys, course):
     monkeypatch.setenv(JOURNAL_ENV, "off")
     assert progress("--root", str(course)) == 1
     assert "turned off" in capsys.readouterr().out
+
+
+def test_a_lesson_not_started_is_listed_apart(course):
+    card = report_card.summarize(journal.Reading(list(EVENTS)), {**QUESTIONS, "91": QUESTIONS["90"][:2]}, EXERCISES,
+                                 course, "en", "my_progress.jsonl")
+    assert [(row["lesson"], row["started"]) for row in card.lessons] == [("90", True), ("91", False)]
+    assert "Not started yet: 91" in card.text() and "\n91 " not in card.text()

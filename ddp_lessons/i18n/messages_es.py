@@ -1159,6 +1159,7 @@ SPANISH = {
     "{lesson}-{question}: you predicted {predicted}, measured {measured} ({off})":
         "{lesson}-{question}: usted predijo {predicted}; se midió {measured} ({off})",
     "To revisit:": "Para repasar:",
+    "Not started yet: {lessons}": "Aún sin empezar: {lessons}",
     "(you were sure)": "(estaba seguro)",
     "Nothing to revisit: every first answer was right.":
         "Nada que repasar: todas sus primeras respuestas fueron correctas.",
