@@ -181,27 +181,31 @@ def first_answer(lesson: str, n: int) -> Answer | None:
     """The first answer to question `n` of `lesson`: this kernel's, else the one the learner's record
     kept from an earlier kernel (`journal`), if any."""
     if (lesson, n) not in _first:
-        recorded = journal.current().first_answer(lesson, n)
+        recorded = _from_record(journal.current().first_answer(lesson, n))
         if recorded is not None:
-            _first[(lesson, n)] = _from_record(recorded)
+            _first[(lesson, n)] = recorded
     return _first.get((lesson, n))
 
 
-def _from_record(event: dict) -> Answer:
-    """A recorded ``answer`` event as the `Answer` the forms compare with."""
-    given = event["answer"]
-    return Answer(LETTERS.index(given) if isinstance(given, str) else given, event.get("confidence"),
-                  event.get("correct"), event.get("via", "text"))
+def _from_record(event: dict | None) -> Answer | None:
+    """A recorded ``answer`` event as the `Answer` the forms compare with (None if it holds none: a line
+    edited by hand is read past, not trusted)."""
+    given = (event or {}).get("answer")
+    if isinstance(given, str) and len(given) == 1 and given in LETTERS:
+        given = LETTERS.index(given)
+    if isinstance(given, bool) or not isinstance(given, (int, float)):
+        return None
+    return Answer(given, event.get("confidence"), event.get("correct"), event.get("via", "text"))
 
 
-def _committed(form: Form, answer: Answer) -> None:
+def _committed(asked: Form, answer: Answer) -> None:
     """A stored question's first answer: kept for this kernel (the reveal compares with it) and appended
     to the learner's record, unless the record already holds one."""
-    _first[(form.lesson, form.number)] = answer
+    _first[(asked.lesson, asked.number)] = answer
     record = journal.current()
-    if record and record.first_answer(form.lesson, form.number) is None:
-        record.append("answer", lesson=form.lesson, question=form.number, kind=form.kind,
-                      answer=LETTERS[answer.given] if isinstance(form, Quiz) else answer.given,
+    if record and _from_record(record.first_answer(asked.lesson, asked.number)) is None:
+        record.append("answer", lesson=asked.lesson, question=asked.number, kind=asked.kind,
+                      answer=LETTERS[answer.given] if isinstance(asked, Quiz) else answer.given,
                       correct=answer.correct, confidence=answer.confidence, via=answer.via)
 
 

@@ -199,3 +199,12 @@ def test_reset_keeps_the_old_record_aside_and_starts_a_new_one(record):
     assert not record.path.exists() and len(journal.read(backup).events) == 1
     record.append("answer", lesson="01", question=1, answer="b", correct=False)
     assert [e["answer"] for e in record.read().events] == ["b"]
+
+
+def test_a_recorded_answer_edited_into_nonsense_is_read_past(learner, capsys):
+    journal.append_line(learner.path, json.dumps({"event": "answer", "lesson": "05", "question": 1, "answer": "zz"}))
+    asked = quiz.ask("05", 1)
+    assert asked.first is None
+    quiz.check("a")
+    assert "is the one recorded" not in capsys.readouterr().out
+    assert learner.read().events[-1]["answer"] == "a"  # the real first answer is kept
