@@ -17,13 +17,24 @@ notebook. Without xdist (`make test-fast`, one file) the order is the usual one.
 
 A notebook that runs the bench (`bench.run_bench`, lesson 9) measures this machine: its cells are
 marked `serial`, and `make test` runs them after the parallel run, alone.
+
+No test writes a learner's record (`ddp_lessons.journal`): ``DDP_LESSONS_JOURNAL=off`` for the whole
+session and everything it starts (nbval's kernels, the grader, JupyterLab); a test that needs a record
+gives an explicit path.
 """
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 import pytest
+
+from ddp_lessons.runtime.contract import JOURNAL_ENV
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    os.environ[JOURNAL_ENV] = "off"  # over a learner's own setting: the suite never writes their record
 
 SCRIPT = re.compile(r"scripts/[\w.-]+")
 MEASURES_THE_MACHINE = "run_bench("

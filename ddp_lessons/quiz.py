@@ -27,10 +27,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import numbers
 from pathlib import Path
 
-from ddp_lessons import i18n
+from ddp_lessons import i18n, journal
 from ddp_lessons.base.frontend import mimebundle  # noqa: F401  (the display rule every widget here follows)
 from ddp_lessons.base.quiz_forms import (CONFIDENCE, LETTERS, Answer, Form, Prediction, Quiz,  # noqa: F401
                                          Reveal)
@@ -44,6 +43,8 @@ QUESTIONS = "data/quizzes"
 _last: Form | None = None
 _first: dict[tuple[str, int], Answer] = {}
 """This kernel's first answer to each stored question, by (lesson, number)."""
+_revealed: set[tuple[str, int]] = set()
+"""The numeric questions whose reveal this kernel recorded."""
 
 
 def _questions(lang: str = i18n.SOURCE) -> dict:
@@ -163,21 +164,49 @@ def reveal(lesson: str, n: int, *, measured: float, lang: str | None = None) -> 
     found = entry(lesson, n, lang)
     if not is_numeric(found):
         raise ValueError(f"question {n} of lesson {lesson!r} is not a numeric prediction")
-    if isinstance(measured, bool) or not isinstance(measured, numbers.Real):
-        measured = float(measured)  # a 0-d tensor or array; anything else raises here
+    if isinstance(measured, bool):
+        raise TypeError(f"measured={measured!r}: give the number the run measured")
+    measured = float(measured)  # a Python, NumPy or 0-d torch number; anything else raises here
+    measured = int(measured) if measured.is_integer() else measured
     shown = revealed(found, measured, first_answer(lesson, n), lang)
     shown.lesson, shown.number = lesson, n
+    if (lesson, n) not in _revealed:
+        _revealed.add((lesson, n))
+        journal.current().append("reveal", lesson=lesson, question=n, measured=measured,
+                                 predicted=shown.predicted.given if shown.predicted else None)
     return shown
 
 
 def first_answer(lesson: str, n: int) -> Answer | None:
-    """The first answer this kernel gave to question `n` of `lesson`, if any."""
+    """The first answer to question `n` of `lesson`: this kernel's, else the one the learner's record
+    kept from an earlier kernel (`journal`), if any."""
+    if (lesson, n) not in _first:
+        recorded = _from_record(journal.current().first_answer(lesson, n))
+        if recorded is not None:
+            _first[(lesson, n)] = recorded
     return _first.get((lesson, n))
 
 
-def _committed(form: Form, answer: Answer) -> None:
-    """A stored question's first answer: kept for this kernel (the reveal compares with it)."""
-    _first[(form.lesson, form.number)] = answer
+def _from_record(event: dict | None) -> Answer | None:
+    """A recorded ``answer`` event as the `Answer` the forms compare with (None if it holds none: a line
+    edited by hand is read past, not trusted)."""
+    given = (event or {}).get("answer")
+    if isinstance(given, str) and len(given) == 1 and given in LETTERS:
+        given = LETTERS.index(given)
+    if isinstance(given, bool) or not isinstance(given, (int, float)):
+        return None
+    return Answer(given, event.get("confidence"), event.get("correct"), event.get("via", "text"))
+
+
+def _committed(asked: Form, answer: Answer) -> None:
+    """A stored question's first answer: kept for this kernel (the reveal compares with it) and appended
+    to the learner's record, unless the record already holds one."""
+    _first[(asked.lesson, asked.number)] = answer
+    record = journal.current()
+    if record and _from_record(record.first_answer(asked.lesson, asked.number)) is None:
+        record.append("answer", lesson=asked.lesson, question=asked.number, kind=asked.kind,
+                      answer=LETTERS[answer.given] if isinstance(asked, Quiz) else answer.given,
+                      correct=answer.correct, confidence=answer.confidence, via=answer.via)
 
 
 def check(answer: int | float | str, confidence: str | None = None) -> None:

@@ -108,9 +108,10 @@ def quiet_settings(folder: Path) -> Path:
 
 
 @contextlib.contextmanager
-def serve_lab(tmp_path: Path, notebooks: Path, drop_env: tuple[str, ...] = ()):
+def serve_lab(tmp_path: Path, notebooks: Path, drop_env: tuple[str, ...] = (), extra_env: dict[str, str] | None = None):
     """JupyterLab on 127.0.0.1 over `notebooks` with a fresh Jupyter home (no user settings,
-    workspaces or runtime files shared); yields (base URL, token, server pid); kills its tree after."""
+    workspaces or runtime files shared), without `drop_env` and with `extra_env` in its environment (and
+    its kernels'); yields (base URL, token, server pid); kills its tree after."""
     home = tmp_path / "jupyter-home"
     port, token = free_port(), uuid.uuid4().hex
     env = {**os.environ,
@@ -119,6 +120,7 @@ def serve_lab(tmp_path: Path, notebooks: Path, drop_env: tuple[str, ...] = ()):
            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"), "IPYTHONDIR": str(home / "ipython")}
     for name in drop_env:
         env.pop(name, None)
+    env.update(extra_env or {})
     command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
                "--ip=127.0.0.1", f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
                f"--ServerApp.root_dir={notebooks}", "--LabApp.news_url=None",

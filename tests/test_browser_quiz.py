@@ -2,6 +2,7 @@
 
 What it needs (Chromium, playwright) and how it starts JupyterLab: tests/browser.py.
 """
+import re
 import shutil
 from pathlib import Path
 
@@ -9,7 +10,8 @@ import nbformat
 import pytest
 
 from browser import ROOT, SCREENSHOTS, UI_TIMEOUT_MS, notebook_page, require_chromium, serve_lab, write_notebook
-from ddp_lessons import quiz
+from ddp_lessons import journal, quiz
+from ddp_lessons.runtime.contract import JOURNAL_ENV
 
 pytestmark = pytest.mark.browser
 
@@ -34,18 +36,26 @@ def quiz_notebook(folder: Path, source: str) -> Path:
 
 
 @pytest.fixture
-def lab(tmp_path):
-    """JupyterLab over a scratch folder with the quiz notebook; yields the notebook URL."""
+def record(tmp_path) -> Path:
+    """Where the lab's kernel keeps the learner's record (DDP_LESSONS_JOURNAL; not written yet)."""
+    return tmp_path / "my_progress.jsonl"
+
+
+@pytest.fixture
+def lab(tmp_path, record):
+    """JupyterLab over a scratch folder with the quiz notebook, its kernels recording to `record`;
+    yields the notebook URL."""
     notebooks = tmp_path / "lab"
     notebooks.mkdir()
     quiz_notebook(notebooks, lesson_quiz_cell())
-    with serve_lab(tmp_path, notebooks) as (base, token, _):
+    with serve_lab(tmp_path, notebooks, extra_env={JOURNAL_ENV: str(record)}) as (base, token, _):
         yield f"{base}/lab/tree/quiz.ipynb?token={token}"
 
 
-def test_clicking_answers_shows_not_quite_then_correct(chromium, lab):
-    """Pick a wrong option and how sure, press Check: the feedback says not quite; after that first
-    answer, a click on the right option shows its feedback at once."""
+def test_clicking_answers_shows_not_quite_then_correct(chromium, lab, record):
+    """Pick a wrong option and how sure, press Check: the feedback says not quite, and the learner's
+    record keeps that first answer; after it, a click on the right option shows its feedback at once
+    and records nothing more."""
     from playwright.sync_api import expect
 
     question = asked(lesson_quiz_cell())
@@ -69,6 +79,12 @@ def test_clicking_answers_shows_not_quite_then_correct(chromium, lab):
         expect(feedback).to_have_text(f"{question.check(right)} {recorded}", timeout=UI_TIMEOUT_MS)
         assert feedback.inner_text().startswith("✓ Correct.")
         page.screenshot(path=SCREENSHOTS / "quiz_feedback.png")
+
+    (answer,) = journal.read(record).events  # the first answer only, as the widget committed it
+    lesson, number = re.match(r'quiz\.ask\("(\d\d)", (\d+)\)', lesson_quiz_cell()).groups()
+    assert {key: answer[key] for key in ("event", "lesson", "question", "answer", "correct", "confidence", "via")} == {
+        "event": "answer", "lesson": lesson, "question": int(number), "answer": "abcd"[wrong], "correct": False,
+        "confidence": "sure", "via": "widget"}
 
 
 def test_the_lesson_quiz_cell_asks_a_question_with_one_right_answer():

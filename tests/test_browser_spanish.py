@@ -1,5 +1,6 @@
 """A Spanish learner in a real browser: JupyterLab opens a Spanish lesson from its es/ folder, runs it
-all, and a quick-check answer gets Spanish feedback (browser.py says what it needs).
+all, and a quick-check answer (an option, how sure, Comprobar) gets Spanish feedback (browser.py says what
+it needs).
 
 Nothing forces the language: the kernel starts in the notebook's folder, named ``es``, as it does in
 ``notebooks/es/`` under `make lab-es`.
@@ -48,10 +49,14 @@ def test_a_spanish_lesson_runs_and_its_quick_check_answers_in_spanish(lab):
         feedback = first.locator(".ddp-quiz-feedback")
 
         first.get_by_text(label("abcd"[wrong], question.options[wrong]), exact=True).click()
+        expect(first.locator(".ddp-confidence")).to_contain_text("¿Cuán seguro está?")
+        first.locator(".ddp-confidence").get_by_text("creo que sí", exact=True).click()
+        first.locator(".ddp-commit", has_text="Comprobar").click()
         expect(feedback).to_have_text(question.check(wrong), timeout=UI_TIMEOUT_MS)
         assert feedback.inner_text().startswith("✗ No exactamente")
         right = question.answer
         first.get_by_text(label("abcd"[right], question.options[right]), exact=True).click()
-        expect(feedback).to_have_text(question.check(right), timeout=UI_TIMEOUT_MS)
+        recorded = f"(La que queda registrada es su primera respuesta, ({'abcd'[wrong]}).)"
+        expect(feedback).to_have_text(f"{question.check(right)} {recorded}", timeout=UI_TIMEOUT_MS)
         assert feedback.inner_text().startswith("✓ Correcto.")
         page.screenshot(path=SCREENSHOTS / "spanish_quiz_feedback.png")

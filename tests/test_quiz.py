@@ -13,6 +13,7 @@ def fresh_kernel(monkeypatch):
     """Each test answers as in a fresh kernel: no question asked, no first answers kept."""
     monkeypatch.setattr(quiz, "_first", {})
     monkeypatch.setattr(quiz, "_last", None)
+    monkeypatch.setattr(quiz, "_revealed", set())
 
 
 Q = dict(question="When are gradients all-reduced?",

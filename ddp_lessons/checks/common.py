@@ -21,6 +21,7 @@ from typing import Any, Callable, NoReturn, Sequence, TypeVar
 
 import torch
 
+from ddp_lessons import journal
 from ddp_lessons.base.exercise_format import CODE_STUB
 from ddp_lessons.i18n import tr
 
@@ -80,19 +81,34 @@ def expect(condition: Any, hint: str, symptom: str, fix: str) -> None:
 Check = TypeVar("Check", bound=Callable[..., Any])
 
 
+def _record(run: Run, passed: bool, error: str | None = None) -> None:
+    """Append a check's result to the learner's record (nothing outside a learner's kernel)."""
+    extra = {"error": error} if error else {}
+    journal.current().append("check", exercise=run.exercise, check=run.check, passed=passed, hint=run.hint,
+                             fix_shown=run.fix_shown, **extra)
+
+
 def recorded(exercise: str) -> Callable[[Check], Check]:
     """Decorate the check functions of exercise `exercise` ("05"): a run knows which check it is (for
-    `fail`'s escalation); a check called by another check runs as part of it."""
+    `fail`'s escalation) and appends its result to the learner's record (`journal`: passed or failed, the
+    hint, whether the fix was shown; an error that is no failed assertion by its type). A check called by
+    another check runs as part of it."""
     def decorate(check: Check) -> Check:
         @functools.wraps(check)
         def run(*args, **kwargs):
             if _running.get() is not None:  # inside another check: part of that one's run
                 return check(*args, **kwargs)
-            token = _running.set(Run(exercise, check.__name__))
+            state = Run(exercise, check.__name__)
+            token = _running.set(state)
             try:
-                return check(*args, **kwargs)
+                result = check(*args, **kwargs)
+            except Exception as error:
+                _record(state, False, None if isinstance(error, AssertionError) else type(error).__name__)
+                raise
             finally:
                 _running.reset(token)
+            _record(state, True)
+            return result
 
         run.exercise = exercise
         return run  # type: ignore[return-value]

@@ -146,8 +146,9 @@ def grade_notebook(submission: Path, solution: Path, student: str = "", *, cell_
         except Exception as error:  # any unreadable file scores zero instead of stopping the run
             reason = f"unreadable notebook: {plugin.first_line(str(error), type(error).__name__)}"
             return scoring.unscored(student, solution.stem, checks, scoring.UNREADABLE, reason)
-        # a Spanish exercise's hints come out in Spanish: its scratch copy no longer sits in an es/ folder
-        env = {**(os.environ if env is None else env), contract.LANGUAGE_ENV: language}
+        # a Spanish exercise's hints come out in Spanish: its scratch copy no longer sits in an es/ folder;
+        # a graded notebook's answers and checks go into no learner's record
+        env = {**(os.environ if env is None else env), contract.LANGUAGE_ENV: language, contract.JOURNAL_ENV: "off"}
         results, void, status, usage, limit = run_nbval(notebook, cell_timeout, notebook_timeout, box=box,
                                                         env=env, plan=plan)
     finally:

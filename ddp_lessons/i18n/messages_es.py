@@ -1133,4 +1133,61 @@ SPANISH = {
         "kernel; `multiprocessing` con fork; workers de DataLoader tras una llamada a CUDA): reinicie el kernel y no "
         "toque ninguna GPU antes de `notebook_launcher`, o arranque los ranks con torchrun o `mp.spawn`, y dé a los "
         "workers de DataLoader `multiprocessing_context='spawn'`",
+
+    # ddp_lessons.report_card, plots.report_card, tooling.learner_progress: what the learner's record says
+    "lesson": "lección",
+    "quick checks": "comprobaciones rápidas",
+    "quick checks answered": "comprobaciones rápidas respondidas",
+    "right the first time": "acertadas a la primera",
+    "exercise checks passed": "comprobaciones del ejercicio superadas",
+    "Quick checks per lesson": "Comprobaciones rápidas por lección",
+    "% right": "% de aciertos",
+    "How sure you were": "Cuán seguro estaba",
+    "predicted / measured": "predicho / medido",
+    "Numeric predictions": "Predicciones numéricas",
+    "asked": "planteadas",
+    "answered": "respondidas",
+    "none revealed yet": "aún no se ha revelado ninguna",
+    "off by {ratio:.3g}×": "error de {ratio:.3g}×",
+    "off by {difference}": "error de {difference}",
+    "exactly right": "exacta",
+    "Your progress ({record}: {events} records)": "Su progreso ({record}: {events} registros)",
+    "{level}: right {right} of {answered}": "{level}: acertó {right} de {answered}",
+    "How sure you were, and how often you were right: {said}.":
+        "Cuán seguro estaba, y cuántas veces acertó: {said}.",
+    "Numeric predictions:": "Predicciones numéricas:",
+    "{lesson}-{question}: you predicted {predicted}, measured {measured} ({off})":
+        "{lesson}-{question}: usted predijo {predicted}; se midió {measured} ({off})",
+    "To revisit:": "Para repasar:",
+    "Not started yet: {lessons}": "Aún sin empezar: {lessons}",
+    "(you were sure)": "(estaba seguro)",
+    "Nothing to revisit: every first answer was right.":
+        "Nada que repasar: todas sus primeras respuestas fueron correctas.",
+    "No answers recorded yet.": "Todavía no hay respuestas registradas.",
+    "Nothing is recorded in this kernel (nbval, make course, a test): nothing was read or written.":
+        "En este kernel no se registra nada (nbval, make course, una prueba): no se leyó ni se escribió nada.",
+    "Answer the quick checks of the lessons in JupyterLab: this then shows which you got right the first time, "
+    "how sure you were, and what to revisit.":
+        "Responda las comprobaciones rápidas de las lecciones en JupyterLab: aquí verá cuáles acertó a la primera, "
+        "cuán seguro estaba y qué le conviene repasar.",
+    "Skipped {count} unreadable line(s) of the record (line {numbers}); every other line was read, and the file "
+    "was left as it is.":
+        "Se omitieron {count} línea(s) ilegibles del registro (línea {numbers}); se leyeron todas las demás y el "
+        "archivo quedó como estaba.",
+    "your progress": "su progreso",
+    "Start a new record? The current one ({path}, {events} records) will be kept aside, renamed with today's "
+    "date. [y/N] ":
+        "¿Empezar un registro nuevo? El actual ({path}, {events} registros) se guardará aparte, renombrado con la "
+        "fecha de hoy. [s/N] ",
+    "A new record starts with your next answer; the old one is kept as {backup}.":
+        "Con su próxima respuesta empieza un registro nuevo; el anterior se guarda como {backup}.",
+    "The record is turned off here (DDP_LESSONS_JOURNAL=off): nothing to read.":
+        "Aquí el registro está desactivado (DDP_LESSONS_JOURNAL=off): no hay nada que leer.",
+    "There is no record at {path} yet: nothing to reset.":
+        "Todavía no hay ningún registro en {path}: no hay nada que reiniciar.",
+    "No figure: the record is empty.": "Sin figura: el registro está vacío.",
+    "Not reset.": "No se reinició.",
+    "Figure saved to {path}": "Figura guardada en {path}",
+    "Not reset: nobody answered (add --yes to reset without being asked).":
+        "No se reinició: nadie respondió (añada --yes para reiniciar sin preguntar).",
 }

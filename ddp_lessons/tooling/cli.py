@@ -1,5 +1,5 @@
 """`python -m ddp_lessons COMMAND`: doctor, course, bench, bench-live, bench-comm, make-exercises, make-translations,
-make-error-docs, grade.
+make-error-docs, grade, progress.
 
 Each command lives in its topic module, which provides ``add_arguments(parser)`` and
 ``run(args) -> exit code``; modules are imported only when their command runs.
@@ -23,6 +23,8 @@ COMMANDS = {
     "make-error-docs": ("ddp_lessons.tooling.error_docs",
                         "write the README's table of error messages and docs/ERRORS.md from runtime/signatures.py"),
     "grade": ("ddp_lessons.grading", "grade student notebooks with nbval into a gradebook CSV"),
+    "progress": ("ddp_lessons.tooling.learner_progress",
+                 "what your record says: quick checks right the first time, how sure you were, what to revisit"),
 }
 
 

@@ -7,6 +7,7 @@ one at a time, with a per-cell timeout. This is how an instructor checks a machi
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -19,6 +20,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 from ddp_lessons.base.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
+from ddp_lessons.runtime.contract import JOURNAL_ENV
 
 
 @dataclass
@@ -44,7 +46,7 @@ def execute(path: str | Path, cell_timeout: int = CELL_TIMEOUT, workdir: str | P
     start = time.perf_counter()
     status = "ok"
     try:
-        client.execute()
+        client.execute(env={**os.environ, JOURNAL_ENV: "off"})  # writes into no learner's record
     except CellTimeoutError:
         status = f"cell timed out after {cell_timeout} s"
     except DeadKernelError as exc:

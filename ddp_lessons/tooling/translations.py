@@ -141,9 +141,17 @@ def revealed(output: NotebookNode) -> dict | None:
     return output.get("metadata", {}).get("ddp_lessons", {}).get("reveal")
 
 
+def carded(output: NotebookNode) -> bool:
+    """True for a stored report card of no record (lesson 00, `report_card.show` outside a learner's kernel)."""
+    return output.get("metadata", {}).get("ddp_lessons", {}).get("report_card") == "no record"
+
+
 def quiz_outputs(cell: NotebookNode, root: Path, lang: str) -> list[NotebookNode] | None:
-    """The outputs a quick-check cell (``quiz.ask``, ``quiz.predict``) or a cell that reveals a numeric
-    prediction (``quiz.reveal``) shows in `lang` (text and HTML), None when it is none or not translated."""
+    """The outputs a quick-check cell (``quiz.ask``, ``quiz.predict``), a cell that reveals a numeric
+    prediction (``quiz.reveal``) or lesson 00's report card (stored with no record) shows in `lang`
+    (text and HTML), None when it is none of them or not translated."""
+    from ddp_lessons import report_card
+
     found = QUIZ_CELL.match(cell.source.strip())
     if found and cell.outputs:
         translated = quiz_entry(root, found["lesson"], int(found["n"]), lang)
@@ -152,11 +160,16 @@ def quiz_outputs(cell: NotebookNode, root: Path, lang: str) -> list[NotebookNode
         shown = quiz.form(translated, lang)
         return [nbformat.v4.new_output("execute_result", data={"text/plain": shown.text(), "text/html": shown.html()},
                                        execution_count=cell.execution_count)]
-    if not any(revealed(output) for output in cell.get("outputs", [])):
+    if not any(revealed(output) or carded(output) for output in cell.get("outputs", [])):
         return None
     outputs = []
     for output in cell.outputs:
         what = revealed(output)
+        if carded(output):
+            card = report_card.Card(None, 0, lang=lang)
+            output = nbformat.v4.new_output("execute_result",
+                                            data={"text/plain": card.text(), "text/html": card.html()},
+                                            metadata=output.metadata, execution_count=output.execution_count)
         translated = what and quiz_entry(root, what["lesson"], what["question"], lang)
         if what and translated is None:
             return None
