@@ -428,6 +428,7 @@ def test_a_reader_goes_through_the_site_in_chromium(chromium, served):
             expect(page.locator("h1")).to_contain_text("Lección 5")
             assert page.locator("html").get_attribute("lang") == "es"
             no_broken_images(page)
+            expect(page.locator("a.next-page")).to_contain_text("Siguiente")  # the theme's words too
             alts = page.eval_on_selector_all(".cell_output img", "images => images.map(i => i.alt)")
             assert alts and all(alt.strip() for alt in alts)
             page.screenshot(path=SCREENSHOTS / "site_lesson_es.png")

@@ -1198,6 +1198,7 @@ SPANISH = {
     "Exercises": "Ejercicios",
     "Guides": "Guías",
     "Take-home files": "Archivos para llevarse",
+    "README: setup, commands, troubleshooting": "README: instalación, comandos, problemas frecuentes",
     "This page is not translated yet: here it is in English.": "Esta página aún no está traducida: aquí está en inglés.",
     "This page exists only in Spanish.": "Esta página solo existe en español.",
     "A file of the course to take home: the lessons run it, and so can you, from the course's folder.":

@@ -53,6 +53,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SITE = Path("site")
 STAGE = Path("build/site")
 CONF = Path("docs/site")
+LOCALE = CONF / "locale"
 FIGURES = CONF / "figures"
 """Alt text of the lessons' figures: ``NN.json`` per lesson, {cell id: [{"en": ..., "es": ...}, ...]}."""
 HOME = ("docs/site/home.md", "docs/site/es/home.md")
@@ -232,6 +233,8 @@ class Site:
                 target.write_text(self._markdown(page, stage), encoding="utf-8")
         (folder / "_site.json").write_text(json.dumps(self.context(stage), ensure_ascii=False, indent=1),
                                            encoding="utf-8")
+        if (self.root / LOCALE / lang).is_dir():  # the theme's words Sphinx's catalog lacks (Sphinx compiles it)
+            shutil.copytree(self.root / LOCALE / lang, folder / "_locale" / lang)
         return stage
 
     def _notebook(self, page: Page, stage: Stage) -> dict:
@@ -339,8 +342,9 @@ class Site:
         sections = ((tr("Lessons", lang=lang), "lesson"), (tr("Exercises", lang=lang), "exercise"),
                     (tr("Guides", lang=lang), "doc"), (tr("Take-home files", lang=lang), "example"))
         text = ""
+        titled = {"readme": tr("README: setup, commands, troubleshooting", lang=lang) + " <readme>"}
         for caption, kind in sections:
-            names = [page.name for page in self.pages if page.kind == kind]
+            names = [titled.get(page.name, page.name) for page in self.pages if page.kind == kind]
             if names:
                 text += f"\n```{{toctree}}\n:caption: {caption}\n:hidden:\n\n" + "\n".join(names) + "\n```\n"
         return text

@@ -19,8 +19,10 @@ html_copy_source = False
 html_show_sourcelink = False
 html_last_updated_fmt = None
 html_theme_options = {"top_of_page_buttons": []}
-exclude_patterns = ["_site.json", "examples/files"]
+exclude_patterns = ["_site.json", "_locale", "examples/files"]
+locale_dirs = ["_locale"]  # docs/site/locale, staged: the theme's words that Sphinx's own catalog lacks
 master_doc = "index"
+smartquotes = False  # the text as its authors wrote it (a Spanish page's English quote keeps its quotes)
 
 # The notebooks are stored executed; the site shows those outputs and runs nothing.
 nb_execution_mode = "off"
