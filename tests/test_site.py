@@ -63,14 +63,16 @@ def course(tmp_path) -> Path:
     notebook(root / "notebooks/01_first.ipynb", "# Lesson 1 — First\n\nSee [the guide](../docs/LIVE.md), "
              "[exercise 1](../exercises/01_first.ipynb) and `[not a link](nowhere.ipynb)`.",
              ("plots.draw()", [figure()]), "Next: [lesson 17](17_new.ipynb#The-Last-Part)")
-    notebook(root / "notebooks/es/01_first.ipynb", "# Lección 1: primera\n\n[Ejercicio](../../exercises/es/01_first.ipynb)",
+    notebook(root / "notebooks/es/01_first.ipynb",
+             "# Lección 1: primera\n\n[Ejercicio](../../exercises/es/01_first.ipynb)",
              ("plots.draw()", [figure()]), "Siguiente: [lección 17](../17_new.ipynb)", language="es")
     notebook(root / "notebooks/17_new.ipynb", "# Lesson 17 — New\n\n## The Last Part\n\n[Back](01_first.ipynb)")
     notebook(root / "exercises/01_first.ipynb", "# Exercise 1 — First\n\nLesson: [1](../notebooks/01_first.ipynb)",
              ("# YOUR CODE HERE\nraise NotImplementedError()", [v4.new_output("stream", text="stale output\n")]))
     notebook(root / "exercises/es/01_first.ipynb", "# Ejercicio 1: primero", ("x = 1", []), language="es")
     (root / "docs/es").mkdir(parents=True)
-    (root / "docs/LIVE.md").write_text("# Live ranks\n\n[Home](../README.md#two-commands)\n")
+    (root / "docs/LIVE.md").write_text('# Live ranks\n\n[Home](../README.md#two-commands)\n\n'
+                                       '<a href="../notebooks/01_first.ipynb">lesson 1</a>\n')
     (root / "docs/es/LIVE.md").write_text("<!-- translates docs/LIVE.md en 000000000000 -->\n# Ranks en vivo\n")
     (root / "README.md").write_text("# Course\n\n[Español](README.es.md) · [script](examples/train.py) · "
                                     "[tools](tools/helper.py)\n\n## Two commands\n")
@@ -122,6 +124,9 @@ def test_links_between_course_files_become_links_between_pages(course):
     assert "[script](examples/train_py.md)" in readme
     assert "README.md: the link to tools/helper.py leads to no page of the site" in stage.problems
     assert "[README](readme.md)" in (folder / "index.md").read_text()
+    guide = (folder / "docs/live.md").read_text()
+    assert "[Home](../readme.md#two-commands)" in guide
+    assert '<a href="../lessons/01_first.html">lesson 1</a>' in guide  # raw HTML: the page's address
 
 
 def test_a_spanish_page_links_to_spanish_pages_and_its_twin_in_the_english_site(course):

@@ -173,11 +173,11 @@ class Site:
         return found.group(2) if found else page.name
 
     # -- links -------------------------------------------------------------------------------------------
-    def link(self, target: str, written_in: str, page: Page, stage: Stage) -> str | None:
+    def link(self, target: str, written_in: str, page: Page, stage: Stage, raw: bool = False) -> str | None:
         """Where a link to `target`, written in the course file `written_in`, leads from `page` of the
-        `stage.lang` site: a staged page's path (Sphinx makes it a link and checks it), a page of the other
-        language's site (``….html``), or None: left as it is (a web address, an anchor of the page itself).
-        A link to no page is a problem."""
+        `stage.lang` site: a staged page's path (Sphinx makes it a link and checks it), a page's address
+        (``….html``: in the other language's site, or for a `raw` HTML link, which Sphinx does not read), or
+        None: left as it is (a web address, an anchor of the page itself). A link to no page is a problem."""
         if not target or target.startswith("#") or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target):
             return None
         path, _, anchor = target.partition("#")
@@ -186,7 +186,7 @@ class Site:
                  else self.by_file.get(resolved))
         fragment = "#" + _slug(anchor) if anchor else ""
         if found is None:
-            if (self.root / resolved).is_file() and resolved.endswith(IMAGE_SUFFIXES):
+            if (self.root / resolved).is_file() and resolved.endswith(IMAGE_SUFFIXES) and not raw:
                 (stage.folder / resolved).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(self.root / resolved, stage.folder / resolved)
                 return posixpath.relpath(resolved, posixpath.dirname(page.name))
@@ -199,7 +199,7 @@ class Site:
             return up + (f"{OUTPUT[its_lang]}/" if OUTPUT[its_lang] else "../") + to.name + ".html" + fragment
         if to is page and fragment:
             return fragment
-        return posixpath.relpath(to.staged, posixpath.dirname(page.name)) + fragment
+        return posixpath.relpath(to.name + ".html" if raw else to.staged, posixpath.dirname(page.name)) + fragment
 
     def rewrite(self, text: str, written_in: str, page: Page, stage: Stage) -> str:
         """Markdown `text` with its links rewritten by `link`; code spans and blocks are left alone. A link
@@ -207,7 +207,7 @@ class Site:
         def move(match: re.Match) -> str:
             markdown = match["text"] is not None
             target = match["target"] if markdown else match["html"]
-            new = None if target is None else self.link(target, written_in, page, stage)
+            new = None if target is None else self.link(target, written_in, page, stage, raw=not markdown)
             if new is None:
                 return match[0]
             if markdown and re.search(r"\.html(#|$)", new):
@@ -265,7 +265,8 @@ class Site:
         notes = self._untranslated(page, stage.lang) + [self._how_to_run(page, stage.lang)]
         with_ids = all("id" in cell for cell in notebook["cells"])  # nbformat 4.5 and later
         notebook["cells"][1:1] = [{"cell_type": "markdown", "metadata": {}, "source": note}
-                                  | ({"id": f"ddp-site-{n}"} if with_ids else {}) for n, note in enumerate(notes) if note]
+                                  | ({"id": f"ddp-site-{n}"} if with_ids else {})
+                                  for n, note in enumerate(notes) if note]
         return notebook
 
     def _alt(self, png: str, entries: list[dict], number: int, stage: Stage, where: str, lesson: str) -> None:
@@ -331,7 +332,8 @@ class Site:
         if written == i18n.SOURCE:
             return [_admonition(tr("Not translated yet", lang=lang),
                                 tr("This page is not translated yet: here it is in English.", lang=lang), "note")]
-        return [_admonition(tr("Only in Spanish", lang=lang), tr("This page exists only in Spanish.", lang=lang), "note")]
+        return [_admonition(tr("Only in Spanish", lang=lang), tr("This page exists only in Spanish.", lang=lang),
+                            "note")]
 
     def _lesson_list(self, lang: str) -> str:
         """The landing page's list of lessons, in order (from the files: a new lesson is listed)."""
