@@ -260,6 +260,7 @@ class Page(HTMLParser):
     def __init__(self):
         super().__init__()
         self.title, self.links, self.ids, self.images, self.text, self.external = "", [], set(), [], [], []
+        self.description = ""
         self._in = []
 
     def handle_starttag(self, tag, attrs):
@@ -273,6 +274,8 @@ class Page(HTMLParser):
                     self.external.append(attrs[name])
         if tag == "img":
             self.images.append(attrs)
+        if tag == "meta" and attrs.get("name") == "description":
+            self.description = attrs.get("content", "")
         self._in.append(tag)
 
     def handle_endtag(self, tag):
@@ -299,13 +302,15 @@ def crawled(built) -> dict[str, Page]:
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_every_lesson_exercise_and_guide_is_a_titled_page_of_both_sites(built, crawled):
+def test_every_lesson_exercise_and_guide_is_a_titled_described_page_of_both_sites(built, crawled):
     for lang, prefix in site.OUTPUT.items():
         for page in site.pages(ROOT):
             path = (f"{prefix}/" if prefix else "") + page.name + ".html"
             assert path in crawled, f"no page {path}"
     untitled = [path for path, page in crawled.items() if not page.title.strip()]
     assert not untitled, f"pages without a title: {untitled}"
+    undescribed = [path for path, page in crawled.items() if "lessons/" in path and len(page.description) < 60]
+    assert not undescribed, f"lessons without a description for search engines: {undescribed}"
     assert crawled["es/lessons/05_distributed_sampler.html"].title.startswith("Lección 5")
     assert "solutions" not in {part for path in built.rglob("*") for part in path.relative_to(built).parts}
 

@@ -80,6 +80,8 @@ LINK = re.compile(r"(?P<code>^```.*?^```[ \t]*$|^~~~.*?^~~~[ \t]*$)"  # code blo
                   re.DOTALL | re.MULTILINE)
 HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*$", re.MULTILINE)
 IMAGE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg", ".gif")
+DESCRIPTION = 200
+"""At most this many characters of a page's first paragraph go in its meta description."""
 EXAMPLE_LANGUAGES = {".py": "python", ".sbatch": "bash", ".sh": "bash"}
 
 
@@ -159,18 +161,33 @@ class Site:
             self._notebooks[path] = json.loads((self.root / path).read_text(encoding="utf-8"))
         return self._notebooks[path]
 
+    def text(self, page: Page, lang: str) -> str:
+        """The page's prose in `lang`: a notebook's markdown cells, a document's text."""
+        path = page.file(lang)
+        if path.endswith(".ipynb"):
+            return "\n\n".join("".join(cell["source"]) for cell in self.notebook(path)["cells"]
+                                if cell["cell_type"] == "markdown")
+        return (self.root / path).read_text(encoding="utf-8")
+
     def title(self, page: Page, lang: str) -> str:
         """The page's first heading in `lang` (the title Sphinx gives it)."""
-        path = page.file(lang)
         if page.kind == "example":
-            return f"`{path}`"
-        if path.endswith(".ipynb"):
-            text = "\n".join("".join(cell["source"]) for cell in self.notebook(path)["cells"]
-                             if cell["cell_type"] == "markdown")
-        else:
-            text = (self.root / path).read_text(encoding="utf-8")
-        found = HEADING.search(text)
+            return f"`{page.file(lang)}`"
+        found = HEADING.search(self.text(page, lang))
         return found.group(2) if found else page.name
+
+    def description(self, page: Page, lang: str) -> str:
+        """What a search engine shows under the page's title: its first paragraph of prose, as plain text."""
+        if page.kind == "example":
+            return ""
+        for paragraph in re.split(r"\n\s*\n", self.text(page, lang)):
+            if paragraph.lstrip().startswith(("#", "<!--", "|", "```", ">", "-", "*", "!")):
+                continue
+            plain = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", paragraph)  # a link: its text
+            plain = re.sub(r"\s+", " ", re.sub(r"[`*_]|<[^>]+>", "", plain)).strip()
+            if len(plain) >= 60:
+                return plain if len(plain) <= DESCRIPTION else plain[:DESCRIPTION].rsplit(" ", 1)[0] + " …"
+        return ""
 
     # -- links -------------------------------------------------------------------------------------------
     def link(self, target: str, written_in: str, page: Page, stage: Stage, raw: bool = False) -> str | None:
@@ -358,7 +375,8 @@ class Site:
                 "other_lang": other, "other_lang_name": LANGUAGE_NAMES[other],
                 "other_site": f"{OUTPUT[other]}/" if OUTPUT[other] else "../",
                 "switch_label": tr("This page in another language", lang=stage.lang),
-                "alt": stage.alt, "written_in": {page.name: page.written_in(stage.lang) for page in self.pages}}
+                "alt": stage.alt, "written_in": {page.name: page.written_in(stage.lang) for page in self.pages},
+                "descriptions": {page.name: self.description(page, stage.lang) for page in self.pages}}
 
 
 def _admonition(title: str, text: str, kind: str = "tip") -> str:
@@ -380,8 +398,9 @@ class SiteBuildError(RuntimeError):
 def build(root: Path = ROOT, out: Path | None = None, stage_dir: Path | None = None, *,
           strict: bool = False) -> list[str]:
     """Stage both languages and build them with Sphinx into `out` (default ``site/``; Spanish in ``es/``);
-    returns the problems staging found. Raises `SiteBuildError` when Sphinx fails, or with `strict` on any
-    problem or Sphinx warning. What it writes besides the site stays in `stage_dir` (``build/site/``)."""
+    returns the problems staging found and Sphinx's warnings. Raises `SiteBuildError` when Sphinx fails, or
+    with `strict` on any problem or Sphinx warning. What it writes besides the site stays in `stage_dir`
+    (``build/site/``)."""
     out = out or root / SITE
     stage_dir = stage_dir or root / STAGE
     missing = sorted({name.split(".")[0] for name in SPHINX_MODULES
@@ -407,6 +426,8 @@ def build(root: Path = ROOT, out: Path | None = None, stage_dir: Path | None = N
               for lang, _, log, _ in runs if codes[lang] != 0]
     if failed:
         raise SiteBuildError("\n".join(failed))
+    problems += [f"the {lang} site: {line}" for lang, _, log, _ in runs  # Sphinx's warnings (-q keeps only them)
+                 for line in log.read_text(encoding="utf-8", errors="replace").splitlines() if "WARNING" in line]
     shutil.rmtree(out, ignore_errors=True)
     for lang, _, _, html in runs:
         shutil.rmtree(html / "_sources", ignore_errors=True)  # empty: the sources are not published

@@ -6,6 +6,7 @@ site is, the alt text of each figure (by the SHA-256 of its PNG) and the languag
 """
 import json
 import os
+from html import escape
 from pathlib import Path
 
 from docutils import nodes
@@ -53,9 +54,16 @@ def _set_alt_text(app, doctree) -> None:
 
 
 def _mathml(latex: str, display: str) -> str:
+    """`latex` as MathML, which browsers draw without a script; as its source (and a warning, so a strict
+    build fails) when latex2mathml does not know it."""
     from latex2mathml.converter import convert
+    from sphinx.util import logging
 
-    return convert(latex, display=display)
+    try:
+        return convert(latex, display=display)
+    except Exception as error:  # latex2mathml raises its own errors, and some of Python's, on LaTeX it lacks
+        logging.getLogger(__name__).warning(f"math latex2mathml cannot draw ({error}): {latex}")
+        return f"<code>{escape(latex)}</code>"
 
 
 def _visit_inline_math(self, node) -> None:
@@ -69,9 +77,14 @@ def _visit_block_math(self, node) -> None:
 
 
 def _page_context(app, pagename, templatename, context, doctree) -> None:
-    """Where the same page is in the other language's site, and the language this page is written in."""
+    """Where the same page is in the other language's site, the language this page is written in, and
+    what a search engine shows under its title."""
     context["ddp_other_url"] = "../" * pagename.count("/") + SITE["other_site"] + pagename + ".html"
     context["ddp_written_in"] = SITE["written_in"].get(pagename, SITE["lang"])
+    description = SITE["descriptions"].get(pagename)
+    if description:
+        meta = f'<meta name="description" content="{escape(description)}">'
+        context["metatags"] = context.get("metatags", "") + "\n" + meta
 
 
 def setup(app):
