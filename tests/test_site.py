@@ -9,8 +9,8 @@ a click, the search. Needs the docs extra (`make test` installs it) and Chromium
 from __future__ import annotations
 
 import base64
-import contextlib
 import functools
+import hashlib
 import html
 import http.server
 import importlib.util
@@ -29,7 +29,7 @@ from pathlib import Path
 import nbformat.v4 as v4
 import pytest
 
-from browser import ROOT, SCREENSHOTS, require_chromium
+from browser import ROOT, SCREENSHOTS
 from ddp_lessons.base.conventions import NOTEBOOK_PATTERN
 from ddp_lessons.runtime import processes
 from ddp_lessons.tooling import site
@@ -154,7 +154,7 @@ def test_a_figure_gets_its_alt_text_in_the_pages_language_and_one_without_is_a_p
     (course / "docs/site/figures").mkdir()
     (course / "docs/site/figures/01.json").write_text(json.dumps(
         {"cell1": [{"en": "A line going up.", "es": "Una línea que sube."}]}))
-    digest = site.hashlib.sha256(base64.b64decode(PNG)).hexdigest()
+    digest = hashlib.sha256(base64.b64decode(PNG)).hexdigest()
     for lang, alt in (("en", "A line going up."), ("es", "Una línea que sube.")):
         stage, folder = staged(course, lang)
         assert stage.alt == {digest: alt}
@@ -199,7 +199,8 @@ def test_every_figure_of_every_lesson_has_alt_text_in_both_languages_and_every_e
         problems += [problem for problem in stage.problems if "alt text" in problem]
     assert not problems, "\n".join(problems)
     for lesson, entries in course.figures.items():
-        [path] = [page.file("en") for page in course.pages if page.kind == "lesson" and page.name[8:10] == lesson]
+        [path] = [page.file("en") for page in course.pages if page.kind == "lesson"
+                  and Path(page.name).name[:2] == lesson]
         figures = {cell["id"]: sum("image/png" in output.get("data", {}) for output in cell.get("outputs", []))
                    for cell in course.notebook(path)["cells"] if cell["cell_type"] == "code"}
         for cell_id, alts in entries.items():
@@ -211,7 +212,8 @@ def test_every_figure_of_every_lesson_has_alt_text_in_both_languages_and_every_e
 # -- the real site, built once for this module --------------------------------------------------------------------
 def require_docs_extra() -> None:
     """Skip (fail under CI) without the docs extra, with how to install it."""
-    missing = [name for name in ("sphinx", "myst_nb", "furo", "latex2mathml") if importlib.util.find_spec(name) is None]
+    missing = sorted({name.split(".")[0] for name in site.SPHINX_MODULES
+                      if importlib.util.find_spec(name.split(".")[0]) is None})
     if missing:
         message = (f"the site test needs the docs extra ({', '.join(missing)} missing): "
                    f"`.venv/bin/pip install -e '.[docs]'` (make test installs it)")
