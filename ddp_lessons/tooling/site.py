@@ -19,7 +19,7 @@ Per language (English in ``site/``, Spanish in ``site/es/``, every page at the s
 2. Give every figure its alt text in the page's language, from ``docs/site/figures/NN.json``
    (docs/AUTHORING.md, "The web edition").
 3. Run Sphinx on both staged folders at once, with ``docs/site/conf.py``: one process imports Sphinx,
-   then forks one child per language (the import costs as much CPU as a third of a build).
+   then forks one child per language (the import, about 2 s of CPU, is paid once).
 
 `Stage.problems` lists what the staging found wrong (a link to no page, a figure without alt text); the
 command prints them, and ``--strict`` fails on them and on Sphinx's warnings (the site test builds strict).
