@@ -392,7 +392,8 @@ def test_no_solution_is_published(crawled):
 @pytest.mark.browser
 def test_a_reader_goes_through_the_site_in_chromium(chromium, served):
     """Landing page, a lesson, its Spanish twin and back through the switch, "Next", a folded quiz answer
-    opened by a click, the search; no image broken and no request leaves 127.0.0.1."""
+    and a prediction's folded measured value opened by a click, the search; no image broken and no request
+    leaves 127.0.0.1."""
     from playwright.sync_api import expect, sync_playwright
 
     from browser import CHROMIUM_FLAGS
@@ -451,6 +452,10 @@ def test_a_reader_goes_through_the_site_in_chromium(chromium, served):
             page.locator("a.next-page").click()
             page.wait_for_url("**/lessons/06_gradient_sync.html")
             expect(page.locator("h1")).to_contain_text("Lesson 6")
+            measured = page.locator(".ddp-reveal details").first  # a numeric prediction's measured value
+            expect(measured.locator("p").first).to_be_hidden()
+            measured.locator("summary").click()
+            expect(measured.locator("p").first).to_be_visible()
 
             page.goto(served + "search.html?q=set_epoch")
             results = page.locator("#search-results li a")
