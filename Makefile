@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 TEST_CONSTRAINTS := constraints-ci.txt
 NBVAL := --nbval-lax --nbval-current-env --nbval-cell-timeout=300 --nbval-sanitize-with=tests/nbval_sanitize.cfg
 
-.PHONY: lab lab-es test test-gpu test-fast course course-es exercises translations doctor clean
+.PHONY: lab lab-es test test-gpu test-fast course course-es exercises translations doctor site clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -16,6 +16,14 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 setup: $(VENV)/.installed
+
+# The web site's tools (pyproject's `docs` extra: Sphinx, myst-nb, Furo): `make site` and `make test` (its
+# site test) install them; `make lab` does not.
+$(VENV)/.installed-docs: $(VENV)/.installed
+	$(PY) -m pip install --quiet $(PIP_CONSTRAINTS) -e '.[docs]'
+	touch $@
+
+setup-docs: $(VENV)/.installed-docs
 
 # Only this machine can reach the server; root (containers, cloud VMs) needs --allow-root.
 LAB_ARGS := --notebook-dir=notebooks --ServerApp.ip=127.0.0.1 $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -39,7 +47,7 @@ lab-es: setup
 TEST_WORKERS ?= 5
 PYTEST := CUDA_VISIBLE_DEVICES="" $(PY) -m pytest -p no:cacheprovider $(NBVAL)
 test:
-	$(MAKE) setup PIP_CONSTRAINTS="-c $(TEST_CONSTRAINTS)"
+	$(MAKE) setup-docs PIP_CONSTRAINTS="-c $(TEST_CONSTRAINTS)"
 	$(PY) -m ddp_lessons doctor --check-pins $(TEST_CONSTRAINTS)
 	$(PYTEST) -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder -m "not serial" --ignore=notebooks/es tests notebooks
 	$(PYTEST) -m serial --ignore=notebooks/es tests notebooks || [ $$? -eq 5 ]
@@ -74,6 +82,11 @@ translations: setup
 doctor: setup
 	$(PY) -m ddp_lessons doctor
 
+# The course as a static web site in site/ (English; Spanish in site/es/), from the stored notebooks:
+# nothing runs. Preview: python3 -m http.server --directory site --bind 127.0.0.1 8000 (README).
+site: setup-docs
+	$(PY) -m ddp_lessons site
+
 clean:
 	rm -rf runs notebooks/runs notebooks/scripts solutions/runs solutions/scripts test-output \
-		notebooks/es/runs notebooks/es/scripts exercises/es/runs exercises/es/scripts
+		notebooks/es/runs notebooks/es/scripts exercises/es/runs exercises/es/scripts site build/site

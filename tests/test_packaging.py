@@ -53,3 +53,14 @@ def test_console_scripts_name_functions_that_exist():
     for target in scripts.values():
         module, _, function = target.partition(":")
         assert callable(getattr(importlib.import_module(module), function)), target
+
+
+def test_the_sites_tools_are_a_pinned_extra_that_make_test_installs_and_make_lab_does_not():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    docs = project["optional-dependencies"]["docs"]
+    assert docs and all(re.search(r"==\d", requirement) for requirement in docs), docs
+    assert not {_name(d) for d in docs} & {_name(d) for d in project["dependencies"]}  # so not in environment.yml
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^lab: setup$", makefile, re.MULTILINE) and re.search(r"^site: setup-docs$", makefile, re.MULTILINE)
+    test_recipe = makefile.split("\ntest:\n", 1)[1].split("\n\n", 1)[0]
+    assert "$(MAKE) setup-docs" in test_recipe

@@ -292,7 +292,11 @@ def spanish_texts() -> dict[str, str]:
     texts.update({f"messages_es {english[:40]!r}": spanish for english, spanish in SPANISH.items()})
     texts["README.es.md"] = (ROOT / "README.es.md").read_text(encoding="utf-8")
     texts.update({path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8")
-                  for path in sorted((ROOT / "docs" / "es").glob("*.md"))})
+                  for path in sorted([*(ROOT / "docs" / "es").glob("*.md"), *(ROOT / "docs/site/es").glob("*.md")])})
+    for path in sorted((ROOT / "docs/site/figures").glob("*.json")):  # the web edition's alt text
+        for cell, figures in json.loads(path.read_text(encoding="utf-8")).items():
+            texts.update({f"{path.relative_to(ROOT).as_posix()} {cell} figure {n}": figure["es"]
+                          for n, figure in enumerate(figures, start=1)})
     return texts
 
 

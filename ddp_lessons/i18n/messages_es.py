@@ -1190,4 +1190,34 @@ SPANISH = {
     "Figure saved to {path}": "Figura guardada en {path}",
     "Not reset: nobody answered (add --yes to reset without being asked).":
         "No se reinició: nadie respondió (añada --yes para reiniciar sin preguntar).",
+
+    # ddp_lessons.tooling.site: the course's web site (make site)
+    "DDP course": "Curso de DDP",
+    "This page in another language": "Esta página en otro idioma",
+    "Lessons": "Lecciones",
+    "Exercises": "Ejercicios",
+    "Guides": "Guías",
+    "Take-home files": "Archivos para llevarse",
+    "README: setup, commands, troubleshooting": "README: instalación, comandos, problemas frecuentes",
+    "This page is not translated yet: here it is in English.": "Esta página aún no está traducida: aquí está en inglés.",
+    "This page exists only in Spanish.": "Esta página solo existe en español.",
+    "A file of the course to take home: the lessons run it, and so can you, from the course's folder.":
+        "Un archivo del curso para llevarse: las lecciones lo ejecutan, y usted también puede hacerlo, desde la "
+        "carpeta del curso.",
+    "Used in: {lessons}.": "Se usa en: {lessons}.",
+    "Run it yourself": "Ejecútela usted",
+    "This page shows the lesson as it ran: its outputs are stored, and nothing runs here. On your machine: "
+    "`{command}`, then open `{path}` and run its cells (the [setup]({setup}) is two commands).":
+        "Esta página muestra la lección tal como se ejecutó: sus salidas están guardadas y aquí no se ejecuta nada. "
+        "En su máquina: `{command}`, abra `{path}` y ejecute sus celdas (la [instalación]({setup}) son dos "
+        "comandos).",
+    "You do this exercise on your machine": "Este ejercicio se hace en su máquina",
+    "Run `{command}`, open `{path}`, write your code where a cell says `# YOUR CODE HERE`, then run the check cell "
+    "below it: it says what is wrong, and how to fix it if it fails again. The solutions are not published. First "
+    "time? The [setup]({setup}) is two commands.":
+        "Ejecute `{command}`, abra `{path}`, escriba su código donde una celda dice `# YOUR CODE HERE` y ejecute la "
+        "celda de comprobación que tiene debajo: dice qué está mal, y cómo arreglarlo si vuelve a fallar. Las "
+        "soluciones no se publican. ¿Es la primera vez? La [instalación]({setup}) son dos comandos.",
+    "Not translated yet": "Aún sin traducir",
+    "Only in Spanish": "Solo en español",
 }

@@ -1,5 +1,5 @@
 """`python -m ddp_lessons COMMAND`: doctor, course, bench, bench-live, bench-comm, make-exercises, make-translations,
-make-error-docs, grade, progress.
+make-error-docs, grade, progress, site.
 
 Each command lives in its topic module, which provides ``add_arguments(parser)`` and
 ``run(args) -> exit code``; modules are imported only when their command runs.
@@ -25,6 +25,8 @@ COMMANDS = {
     "grade": ("ddp_lessons.grading", "grade student notebooks with nbval into a gradebook CSV"),
     "progress": ("ddp_lessons.tooling.learner_progress",
                  "what your record says: quick checks right the first time, how sure you were, what to revisit"),
+    "site": ("ddp_lessons.tooling.site",
+             "build the course's web site (English and Spanish) into site/ from the stored notebooks"),
 }
 
 

@@ -48,7 +48,7 @@ notebook without a catalog is then just listed as not yet translated.)"""
 SOURCES = ("notebooks", "exercises")
 """The folders whose notebooks are translated; each gets a language folder: notebooks/es/, exercises/es/."""
 LANG = "es"
-DOCS = ("docs/INSTRUCTORS.md", "docs/LIVE.md", "docs/COMM.md", "docs/ERRORS.md")
+DOCS = ("docs/INSTRUCTORS.md", "docs/LIVE.md", "docs/COMM.md", "docs/ERRORS.md", "docs/site/home.md")
 """The English docs the edition translates, each into ``docs/<lang>/`` under the same name. The
 translation is written by hand (a doc is not generated); its first line names the English and its hash."""
 DOC_MARKER = re.compile(r"^<!-- translates (?P<source>\S+) en (?P<hash>[0-9a-f]{12}) -->$")
