@@ -678,6 +678,31 @@ def test_a_spanish_run_stores_spanish_outputs_that_the_generator_keeps_until_the
 
 # --- the Spanish edition, run ----------------------------------------------------------------------------
 
+def es_test_lessons() -> list[Path]:
+    """The Spanish lessons `make test` runs under nbval (the Makefile's ES_TEST_LESSONS)."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    found = re.search(r"^ES_TEST_LESSONS := ((?:.*\\\n)*.*)$", makefile, re.M)
+    return [ROOT / name for name in found[1].replace("\\\n", " ").split()]
+
+
+def test_make_test_runs_spanish_lessons_that_cover_launches_a_failure_live_ranks_widgets_and_figures():
+    lessons = es_test_lessons()
+    assert len(lessons) >= 3 and all(path.parent == ROOT / "notebooks" / "es" for path in lessons)
+    covered = set()
+    for path in lessons:
+        notebook = nbformat.read(path, as_version=4)
+        edition = translations.edition_of(path)
+        assert translations.translates_code(translations.read_catalog(edition)[1]), f"{path.name}: code not translated"
+        assert translations.run_record(notebook), f"{path.name}: its outputs are not from a Spanish run"
+        code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+        outputs = json.dumps([cell.get("outputs", []) for cell in notebook.cells])
+        covered |= {name for name, found in [
+            ("torchrun launches", "run_torchrun(" in code), ("a failure message", "RankFailedError" in code),
+            ("live ranks", "%ranks start" in code), ("widgets", translations.WIDGET_VIEW in outputs),
+            ("figures", "image/png" in outputs)] if found}
+    assert covered == {"torchrun launches", "a failure message", "live ranks", "widgets", "figures"}, covered
+
+
 @pytest.mark.slow
 def test_the_grader_gives_a_spanish_exercise_its_hints_in_spanish(tmp_path):
     from ddp_lessons.grading import feedback, grade_folder
