@@ -10,10 +10,11 @@ Which tokens are units (the rule, decided from the code itself, never guessed fr
    ``#SBATCH`` lines of a shell script, the exercise markers (``# YOUR CODE HERE``...), and comments
    without a word;
 2. **docstrings** (a module's, a class's, a function's; a cell's leading string);
-3. **strings the code shows**: the arguments of ``print(...)``, an ``assert``'s message, the arguments
-   of the exception a ``raise`` builds, and the value of a keyword named ``help``, ``description``,
-   ``epilog``, ``label``, ``title``, ``xlabel``, ``ylabel``, ``suptitle`` or ending in ``_label`` or
-   ``_title``; also through ``+``, ``%`` (its format), ``a if c else b``, ``a or b``,
+3. **strings the code shows**: the arguments of ``print(...)`` (and of ``warnings.warn``,
+   ``Markdown``, matplotlib's ``title``, ``suptitle``, ``set_xlabel``..., ``text``, ``annotate``), an
+   ``assert``'s message, the arguments of the exception a ``raise`` builds, and the value of a
+   keyword named ``help``, ``description``, ``epilog``, ``label``, ``title``, ``xlabel``, ``ylabel``,
+   ``suptitle`` or ending in ``_label`` or ``_title``; also through ``+``, ``%`` (its format), ``a if c else b``, ``a or b``,
    ``"...".format(...)`` and ``"sep".join([...])``. Such a string stays English when the notebook
    *reads it back*: when a string the notebook searches for (``x in text``, ``==``, ``startswith``, a
    regular expression, ``lines_with``...) occurs in it;
@@ -56,7 +57,9 @@ DIRECTIVE, DATA, READ_BACK, NO_WORDS = "directive", "data", "read back", "no wor
 AUTOMATIC = (COMMENT, DOCSTRING, SHOWN)
 TRANSLATABLE = AUTOMATIC + (OTHER,)
 
-SHOWN_CALLS = {"print"}
+SHOWN_CALLS = {"print", "warn", "Markdown", "title", "suptitle", "set_title", "xlabel", "ylabel", "set_xlabel",
+               "set_ylabel", "text", "annotate"}
+"""Calls whose string arguments a learner reads: print, a warning, matplotlib's titles, labels and notes."""
 SHOWN_KEYWORDS = {"help", "description", "epilog", "label", "title", "xlabel", "ylabel", "suptitle"}
 SEARCH_CALLS = {"startswith", "endswith", "find", "rfind", "index", "rindex", "count", "split", "rsplit",
                 "partition", "rpartition", "replace", "removeprefix", "removesuffix", "search", "match",
