@@ -597,6 +597,8 @@ def update_catalog(edition: Edition, code: bool = False, memory: dict[str, str] 
         filled += sum(1 for pair in pairs if pair.flag is None and pair.english not in {p.english for p in old.pairs})
         if pairs:
             by_cell[cell.id] = CodeEntry(cell.id, pairs)
+        elif old.pairs:
+            dropped.append(cell.id)
     dropped += list(old_code)
     updated = [by_cell[cell.id] for cell in notebook.cells if cell.id in by_cell]
     text = catalogs.render(header, updated)
