@@ -2,6 +2,11 @@
 
 Notebooks run with nbclient in a scratch copy of their folder (the originals stay untouched),
 one at a time, with a per-cell timeout. This is how an instructor checks a machine.
+``--check-outputs`` also compares each ``# NBVAL_CHECK_OUTPUT`` cell's text with the stored one, as
+nbval does (sanitized by ``tests/nbval_sanitize.cfg``), in the lessons whose stored outputs come from
+a run in their own language: `make course-es` runs the Spanish lessons so. ``--store`` (authors) runs
+notebooks in place and keeps their outputs, refusing outputs that show a machine path; a generated
+translation (``notebooks/es/``) is stored by `translations.store`, with the record of the code it ran.
 """
 
 from __future__ import annotations
