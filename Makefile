@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 TEST_CONSTRAINTS := constraints-ci.txt
 NBVAL := --nbval-lax --nbval-current-env --nbval-cell-timeout=300 --nbval-sanitize-with=tests/nbval_sanitize.cfg
 
-.PHONY: lab lab-es test test-gpu test-fast course course-es exercises translations doctor site clean
+.PHONY: lab lab-es test test-gpu test-fast course course-es exercises translations translations-run doctor site clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -44,12 +44,18 @@ lab-es: setup
 # workers share the cores, each notebook whole on one worker (conftest.py says what runs together);
 # then what is marked `serial` (lesson 9 measures the machine) runs alone (exit 5: none is marked).
 # docs/AUTHORING.md, "How long the tests take": the timings and how to measure them.
+# The Spanish lessons' stored outputs come from Spanish runs; three of them run under nbval here, the
+# cheapest that cover torchrun launches and a failure (07), live ranks (00), widgets and figures (05)
+# (every other notebooks/es/ lesson is ignored); `make course-es` runs them all.
 TEST_WORKERS ?= 5
+ES_TEST_LESSONS := notebooks/es/00_playground.ipynb notebooks/es/05_distributed_sampler.ipynb \
+	notebooks/es/07_torchrun.ipynb
+ES_IGNORED := $(addprefix --ignore=,$(filter-out $(ES_TEST_LESSONS),$(wildcard notebooks/es/*.ipynb)))
 PYTEST := CUDA_VISIBLE_DEVICES="" $(PY) -m pytest -p no:cacheprovider $(NBVAL)
 test:
 	$(MAKE) setup-docs PIP_CONSTRAINTS="-c $(TEST_CONSTRAINTS)"
 	$(PY) -m ddp_lessons doctor --check-pins $(TEST_CONSTRAINTS)
-	$(PYTEST) -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder -m "not serial" --ignore=notebooks/es tests notebooks
+	$(PYTEST) -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder -m "not serial" $(ES_IGNORED) tests notebooks
 	$(PYTEST) -m serial --ignore=notebooks/es tests notebooks || [ $$? -eq 5 ]
 
 # The GPU paths on purpose, on the GPUs this machine shows: the lessons with GPU cells, the doctor's
@@ -69,8 +75,10 @@ test-fast: setup
 course: setup
 	$(PY) -m ddp_lessons course notebooks
 
+# Every Spanish lesson, and each checked cell (# NBVAL_CHECK_OUTPUT) of those whose outputs come from a
+# Spanish run printing what its stored output shows.
 course-es: setup
-	$(PY) -m ddp_lessons course notebooks/es
+	$(PY) -m ddp_lessons course notebooks/es --check-outputs
 
 exercises: setup
 	$(PY) -m ddp_lessons make-exercises
@@ -78,6 +86,11 @@ exercises: setup
 # notebooks/es/ and exercises/es/ from the English notebooks and the catalogs in i18n/es/ (AUTHORING.md).
 translations: setup
 	$(PY) -m ddp_lessons make-translations
+
+# Generate, then run Spanish lessons in notebooks/es/ and store their outputs: NOTEBOOKS=... (default:
+# every lesson whose code is translated and whose stored outputs are not from a run of its code).
+translations-run: setup
+	$(PY) -m ddp_lessons make-translations --run $(NOTEBOOKS)
 
 doctor: setup
 	$(PY) -m ddp_lessons doctor

@@ -69,3 +69,11 @@ def test_xdist_runs_each_notebook_whole_on_one_kernel_and_leaves_the_measuring_o
         assert [cell for cell, _, _ in cells] == [0, 1, 2], (name, cells)  # in order, each once
         assert len({(worker, pid) for _, worker, pid in cells}) == 1, (name, cells)  # one kernel
     assert runs["a"][0][1] == runs["b"][0][1]  # one worker: never both at once
+
+
+def test_a_spanish_lesson_writes_its_own_scripts_so_it_runs_beside_its_english_one():
+    """`make test` runs three Spanish lessons too (Makefile: ES_TEST_LESSONS); notebooks/es/07 writes
+    notebooks/es/scripts/07_*.py, not the English lesson's files, so the two are groups of their own."""
+    english, spanish = Path("notebooks/07_torchrun.ipynb"), Path("notebooks/es/07_torchrun.ipynb")
+    groups = plan._notebook_groups({english, spanish}, ROOT)
+    assert groups[english] != groups[spanish]
