@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
+from ddp_lessons.i18n import tr
+
 
 def epoch_order(size: int, epoch: int = 0, seed: int = 0, shuffle: bool = True) -> list[int]:
     """The index order all ranks agree on for one epoch: a permutation seeded by seed + epoch."""
@@ -90,9 +92,9 @@ def epoch_note(shards: Sequence[Sequence[int]], size: int) -> str:
     summary = coverage_summary([list(s) for s in shards], size)
     notes = []
     if summary["visited"] > summary["distinct"]:
-        notes.append(f"+{summary['visited'] - summary['distinct']} repeated")
+        notes.append(tr("+{count} repeated", count=summary["visited"] - summary["distinct"]))
     if summary["missing"]:
-        notes.append(f"-{len(summary['missing'])} dropped")
+        notes.append(tr("-{count} dropped", count=len(summary["missing"])))
     return ", ".join(notes)
 
 
