@@ -33,7 +33,7 @@ class SamplerExplorer:
             "world_size": widgets.IntSlider(world_size, *LIMITS["world_size"], description=tr("world size"),
                                             **slider),
             "epochs": widgets.IntSlider(epochs, *LIMITS["epochs"], description=tr("epochs"), **slider),
-            "shuffle": widgets.Checkbox(shuffle, description="shuffle", indent=False),
+            "shuffle": widgets.Checkbox(shuffle, description="shuffle", indent=False),  # i18n: code (the argument)
             "drop_last": widgets.Checkbox(drop_last, description="drop_last", indent=False),
             "set_epoch": widgets.Checkbox(set_epoch, description=tr("call sampler.set_epoch(epoch)"),
                                           indent=False),

@@ -110,7 +110,8 @@ def load(path: str | Path, schema: str = SCHEMA) -> dict[str, Any]:
     """Read a results document, checking that it is a `schema` document."""
     result = json.loads(Path(path).read_text())
     if result.get("schema") != schema:
-        raise ValueError(f"{path}: not a {schema} document (schema {result.get('schema')!r})")
+        raise ValueError(tr("{path}: not a {schema} document (schema {found!r})", path=path, schema=schema,
+                            found=result.get("schema")))
     return result
 
 

@@ -1124,7 +1124,7 @@ SPANISH = {
     "rank on cuda:0), then lower the batch size per rank, or use mixed precision or sharding (FSDP)":
         "la GPU de este rank está llena: compruebe que cada rank usa su propia GPU "
         "(`torch.cuda.set_device(local_rank)`, no todos los ranks en cuda:0); después reduzca el tamaño de lote "
-        "por rank, o utilice precisión mixta o particionado (FSDP)",
+        "por rank, o utilice precisión mixta o fragmentación (FSDP)",
     "CUDA was used in the parent before this process was forked (`notebook_launcher` forks the kernel; "
     "`multiprocessing` with fork; DataLoader workers after a CUDA call): restart the kernel and touch no GPU before "
     "`notebook_launcher`, or start ranks with torchrun or `mp.spawn`, and give DataLoader workers "
@@ -1352,7 +1352,7 @@ SPANISH = {
     "samples seen (steps x global batch)": "muestras vistas (pasos x lote global)",
     "Held-out loss of each setup": "Pérdida en datos reservados de cada configuración",
     # ddp_lessons.plots.timeline (lesson 6)
-    "backward compute": "cálculo de backward",
+    "backward compute": "cálculo de backward()",
     "bucket {index} all-reduce": "all-reduce del bucket {index}",
     "loss.backward() returns": "loss.backward() termina",
     "optimizer.step(): no communication": "optimizer.step(): sin comunicación",
@@ -1361,7 +1361,7 @@ SPANISH = {
     "host clock": "reloj del host",
     "CUDA events, device time": "eventos CUDA, tiempo del dispositivo",
     "{count} bucket(s)": "{count} bucket(s)",
-    "a layer's backward (number = layer)": "backward de una capa (número = capa)",
+    "a layer's backward (number = layer)": "backward() de una capa (número = capa)",
     "all-reduce queued: launched, waiting for a free gloo worker":
         "all-reduce en cola: lanzado, esperando un hilo de gloo libre",
     "all-reduce running": "all-reduce en curso",
@@ -1421,12 +1421,13 @@ SPANISH = {
     "bus bandwidth (GB/s)": "ancho de banda de bus (GB/s)",
     "busbw = size / time · 2(n−1)/n (nccl-tests)": "busbw = tamaño / tiempo · 2(n−1)/n (nccl-tests)",
     "{name}: {hidden:.1f} ms hidden behind backward, {exposed:.1f} ms exposed":
-        "{name}: {hidden:.1f} ms ocultos tras backward, {exposed:.1f} ms expuestos",
+        "{name}: {hidden:.1f} ms ocultos tras backward(), {exposed:.1f} ms expuestos",
     "ms after backward starts (one colour per bucket; |: its gradients ready; dashed: backward ends)":
-        "ms desde que empieza backward (un color por bucket; |: sus gradientes están listos; discontinua: "
-        "termina backward)",
+        "ms desde que empieza backward() (un color por bucket; |: sus gradientes están listos; discontinua: "
+        "termina backward())",
     "{model}, bucket_cap_mb {cap}": "{model}, bucket_cap_mb {cap}",
     "default": "por defecto",
+    "backward": "backward()",
     "ms per step": "ms por paso",
     "compute (no communication)": "cálculo (sin comunicación)",
     "exposed communication": "comunicación expuesta",
@@ -1775,4 +1776,15 @@ SPANISH = {
     # ddp_lessons.tracebacks: a failed rank's error and its line in the learner's script (lessons 7 and 10)
     "an exception (see its traceback)": "una excepción (véase su traceback)",
     "(no frame in {file})": "(ningún marco en {file})",
+
+    # ddp_lessons.sampling, .quiz, .checks.metrics (its thread ranks), base.scaling_results: errors a learner meets
+    "rank must be in [0, {world_size}), got {rank}": "rank debe estar en [0, {world_size}), no {rank}",
+    "rank {rank} visits index {index}, outside the data set [0, {size})":
+        "el rank {rank} visita el índice {index}, fuera del conjunto de datos [0, {size})",
+    "{choice!r} is not one of the options (use a letter a-{last})":
+        "{choice!r} no es ninguna de las opciones (use una letra de la a a la {last})",
+    "rank {rank} waited in its collective call number {call}":
+        "el rank {rank} se quedó esperando en su llamada colectiva número {call}",
+    "the check's thread ranks do not support {op}": "los ranks (hilos) de la comprobación no admiten {op}",
+    "{path}: not a {schema} document (schema {found!r})": "{path}: no es un documento {schema} (esquema {found!r})",
 }

@@ -130,7 +130,7 @@ def plot_step_prediction(predictions: dict[str, comm_model.StepPrediction]) -> F
                     color=rank_color(k), alpha=0.8, edgecolor="black", linewidth=0.5, gid=f"bucket:{name}:{k}")
             ax.plot([bucket.ready * 1e3], [0], "k|", markersize=14)
         ax.axvline(p.backward_end * 1e3, color="black", linestyle="--", linewidth=1)
-        ax.set_yticks([0, 1], ["all-reduce", "backward"], fontsize=8)
+        ax.set_yticks([0, 1], ["all-reduce", tr("backward")], fontsize=8)
         ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=10)
         ax.set_title(tr("{name}: {hidden:.1f} ms hidden behind backward, {exposed:.1f} ms exposed", name=name,
                         hidden=p.hidden * 1e3, exposed=p.exposed * 1e3), fontsize=9, loc="left")
