@@ -36,12 +36,12 @@ LEARNER_FACING = ["plots", "runtime", "live", "launch.py", "accelerate_launch.py
                   "memory_calculator.py", "backend.py", "sampling.py", "traffic.py", "sharding.py", "comm_model.py",
                   "comm_results.py", "records.py", "tracebacks.py", "bench.py", "base/scaling_results.py",
                   "tooling/doctor.py", "tooling/course.py", "tooling/exercises.py", "tooling/comm_bench.py",
-                  "tooling/bench_live.py", "checks"]
+                  "tooling/bench_live.py", "checks", "scripts"]
 """What the package shows learners and instructors: figures, the launcher, live ranks, widgets, lesson
 helpers' texts, the course's commands. Left out, with reason: ``runtime/rank_hooks`` (runs before the
 package can be imported; it writes evidence files, not messages), ``runtime/contract.py`` (names, no
 words), ``live/worker.py``, ``live/controller.py`` and ``live/watchdog.py`` (processes no learner reads),
-``scripts/`` (the course's own rank scripts print for its tests and records), ``grading/`` (its
+``grading/`` (its
 feedback file and limits speak the submission's language; its command line is the instructor's,
 rebuilt by another branch), ``tooling/translations.py`` and ``tooling/catalogs.py`` (authoring tools that
 report on the English sources), ``quiz.py`` (its words are `tr` templates already; its constructor's errors

@@ -1787,4 +1787,21 @@ SPANISH = {
         "el rank {rank} se quedó esperando en su llamada colectiva número {call}",
     "the check's thread ranks do not support {op}": "los ranks (hilos) de la comprobación no admiten {op}",
     "{path}: not a {schema} document (schema {found!r})": "{path}: no es un documento {schema} (esquema {found!r})",
+
+    # ddp_lessons.scripts: the course's rank scripts (lessons 9, 14, 16, exercises 10 and 12, doctor)
+    "ddp_lessons/scripts has no {name}": "ddp_lessons/scripts no tiene {name}",
+    "unknown model {name!r}: choose 'cnn' or 'mlp'": "modelo desconocido {name!r}: elija 'cnn' o 'mlp'",
+    "sync={mode}: {ms:.1f} ms/step": "sync={mode}: {ms:.1f} ms/paso",
+    "{name}, bucket_cap_mb={cap}: {every:.1f} ms/step, {never:.1f} ms without communication":
+        "{name}, bucket_cap_mb={cap}: {every:.1f} ms/paso, {never:.1f} ms sin comunicación",
+    "rank 0 killed in its torch.save number {crash_at} (from 0): {how} (injected)":
+        "el rank 0 murió en su torch.save número {crash_at} (contando desde 0): {how} (provocado)",
+    "in the middle of torch.save to {path}": "en mitad de torch.save en {path}",
+    "right after open(..., {mode!r}) on the snapshot": "justo después de open(..., {mode!r}) sobre el snapshot",
+    "just before os.{kind} onto the snapshot": "justo antes de os.{kind} sobre el snapshot",
+    "at dist.barrier(): the snapshot itself was never written": "en dist.barrier(): el snapshot ni siquiera se escribió",
+    "rank {rank} finished {epochs} epochs": "el rank {rank} terminó {epochs} épocas",
+    "rank {rank}: step {step} done": "rank {rank}: paso {step} hecho",
+    "{backend}; all_reduce sum = {got:g} (expected {expected:g})":
+        "{backend}; suma del all_reduce = {got:g} (se esperaba {expected:g})",
 }
