@@ -1272,7 +1272,7 @@ SPANISH = {
     "Traffic per training step: DataParallel's GPU 0 vs one DDP rank":
         "Tráfico por paso de entrenamiento: la GPU 0 de DataParallel frente a un rank de DDP",
     "one Python process, one thread per GPU": "un proceso de Python, un hilo por GPU",
-    "GPU 0\nwhole batch, outputs,\nloss, optimizer.step()": "GPU 0\nlote entero, salidas,\npérdida, optimizer.step()",
+    "GPU 0\nwhole batch, outputs,\nloss, optimizer.step()": "GPU 0\nlote entero,\nsalidas, pérdida,\noptimizer.step()",
     "GPU {gpu}\nreplica": "GPU {gpu}\nréplica",
     "GPU 0 sends: inputs, weights, output grads": "la GPU 0 envía: entradas, pesos, gradientes de las salidas",
     "GPU 0 receives: outputs, gradients": "la GPU 0 recibe: salidas, gradientes",
@@ -1491,8 +1491,8 @@ SPANISH = {
         "ejecutarla con env={{'TORCH_DISTRIBUTED_DEBUG': 'DETAIL'}} para ver cuál.",
     "{ranks} had already exited while the others waited: a rank that leaves early (a rank-local return, break or "
     "early stop) leaves its peers waiting for it in a collective.":
-        "{ranks} ya había(n) terminado mientras los demás esperaban: un rank que sale antes de tiempo (un return, "
-        "un break o una parada temprana solo en ese rank) deja a los demás esperándolo en una operación colectiva.",
+        "salida anticipada mientras los demás esperaban: {ranks}. Un rank que sale antes de tiempo (un return, un "
+        "break o una parada temprana solo en ese rank) deja a los demás esperándolo en una operación colectiva.",
     "last output of rank {rank}:": "última salida del rank {rank}:",
     "where each rank was (Python stacks taken with {tool}; full stacks: err.result.stacks[rank]):":
         "dónde estaba cada rank (pilas de Python tomadas con {tool}; pilas completas: err.result.stacks[rank]):",
@@ -1689,7 +1689,7 @@ SPANISH = {
     "run `python -m ddp_lessons make-exercises` to regenerate":
         "ejecute `python -m ddp_lessons make-exercises` para regenerarlos",
     "error: {error}": "error: {error}",
-    "wrote {path}": "escrito {path}",
+    "wrote {path}": "se escribió {path}",
     "warning: {path} has no solution in {solutions}; delete it if it is retired":
         "aviso: {path} no tiene solución en {solutions}; bórrelo si ya no se usa",
     "{count} exercise(s) updated from {solutions}": "{count} ejercicio(s) actualizado(s) a partir de {solutions}",
