@@ -44,8 +44,9 @@ words), ``live/worker.py``, ``live/controller.py`` and ``live/watchdog.py`` (pro
 ``grading/`` (its
 feedback file and limits speak the submission's language; its command line is the instructor's,
 rebuilt by another branch), ``tooling/translations.py`` and ``tooling/catalogs.py`` (authoring tools that
-report on the English sources), ``quiz.py`` (its words are `tr` templates already; its constructor's errors
-are for authors, and the branch adding numeric predictions is rewriting them).
+report on the English sources), ``quiz.py`` and ``base/quiz_forms.py`` (what they show a learner is `tr`
+templates already, checked by tests/test_translations.py; what is left is authors' errors, a lesson asking a
+question that does not exist).
 
 A string that is code, not words (a widget labelled with the argument it sets), is marked at the end of
 its line with ``# i18n: code`` (and why)."""
