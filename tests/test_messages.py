@@ -348,7 +348,7 @@ def test_a_hang_is_reported_in_spanish(monkeypatch, tmp_path):
     spanish(monkeypatch)
     result = launch.RunResult(command=[], nproc=2, run_dir=tmp_path, pids={1, 2, 3},
                               rank_lines={0: ["paso 3"], 1: []})
-    result.hang = HangReport(stacks={0: "..."}, where={0: "en all_reduce() en train.py:9: dist.all_reduce(t)"},
+    result.hang = HangReport(stacks={0: "..."}, where={0: "dentro de all_reduce() en train.py:9: dist.all_reduce(t)"},
                              tool="py-spy", exited={1: "ya había terminado, 1,5 s después de empezar el trabajo"})
     message = diagnose.timeout_message(result, 60.0)
     assert message.startswith("el trabajo no terminó dentro del tiempo límite (timeout) de 60 s")

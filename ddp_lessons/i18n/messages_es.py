@@ -1461,7 +1461,7 @@ SPANISH = {
     "in the training loop": "en el bucle de entrenamiento",
     "{seconds:.1f} s after the job started": "{seconds:.1f} s después de empezar el trabajo",
     "at {file}:{line}": "en {file}:{line}",
-    "in {call}() {place}": "en {call}() {place}",
+    "in {call}() {place}": "dentro de {call}() {place}",
     "failed: {error}": "falló: {error}",
     "was killed by {name} (signal {number})": "murió por {name} (señal {number})",
     "exited with code {code} without a Python traceback": "terminó con el código {code} sin traceback de Python",
