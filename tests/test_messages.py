@@ -32,26 +32,23 @@ from ddp_lessons.plots.figures import new_figure
 
 PACKAGE = Path(ddp_lessons.__file__).resolve().parent
 
-LEARNER_FACING = ["plots", "runtime", "live", "launch.py", "accelerate_launch.py", "explorer.py",
-                  "memory_calculator.py", "backend.py", "sampling.py", "traffic.py", "sharding.py", "comm_model.py",
-                  "comm_results.py", "records.py", "tracebacks.py", "bench.py", "base/scaling_results.py",
-                  "tooling/doctor.py", "tooling/course.py", "tooling/exercises.py", "tooling/comm_bench.py",
-                  "tooling/bench_live.py", "checks", "scripts"]
-"""What the package shows learners and instructors: figures, the launcher, live ranks, widgets, lesson
-helpers' texts, the course's commands. Left out, with reason: ``runtime/rank_hooks`` (runs before the
-package can be imported; it writes evidence files, not messages), ``runtime/contract.py`` (names, no
-words), ``live/worker.py``, ``live/controller.py`` and ``live/watchdog.py`` (processes no learner reads),
-``grading/`` (its
-feedback file and limits speak the submission's language; its command line is the instructor's,
-rebuilt by another branch), ``tooling/translations.py`` and ``tooling/catalogs.py`` (authoring tools that
-report on the English sources), ``quiz.py`` and ``base/quiz_forms.py`` (what they show a learner is `tr`
-templates already, checked by tests/test_translations.py; what is left is authors' errors, a lesson asking a
-question that does not exist).
+LEFT_OUT = ("i18n/", "runtime/rank_hooks/", "runtime/contract.py", "live/worker.py", "live/controller.py",
+            "live/watchdog.py", "grading/", "tooling/translations.py", "tooling/catalogs.py", "tooling/error_docs.py",
+            "base/exercise_format.py", "quiz.py", "base/quiz_forms.py")
+"""The whole package is scanned (a new module too) but these, each for a reason: ``i18n/`` (the tables
+themselves); ``runtime/rank_hooks`` (runs before the package can be imported; it writes evidence files,
+not messages); ``runtime/contract.py`` (names, no words); ``live/worker.py``, ``live/controller.py`` and
+``live/watchdog.py`` (processes no learner reads); ``grading/`` (its feedback file and limits speak the
+submission's language already; its command line is the instructor's, being rebuilt on another branch);
+``tooling/translations.py``, ``tooling/catalogs.py``, ``tooling/error_docs.py`` and
+``base/exercise_format.py`` (authoring tools that report on the English sources); ``quiz.py`` and
+``base/quiz_forms.py`` (what they show a learner is `tr` templates already, checked by
+tests/test_translations.py; what is left is authors' errors, a lesson asking a question that does not
+exist).
 
-A string that is code, not words (a widget labelled with the argument it sets), is marked at the end of
-its line with ``# i18n: code`` (and why)."""
+A string that is code, not words (a widget labelled with the argument it sets), is marked on its line
+with ``# i18n: code`` (and why)."""
 CODE_MARK = "# i18n: code"
-LEFT_OUT = ("runtime/rank_hooks", "runtime/contract.py", "live/worker.py", "live/controller.py", "live/watchdog.py")
 
 SAYS = {"print", "set_title", "set_xlabel", "set_ylabel", "suptitle", "text", "annotate", "legend", "set_xticks",
         "set_yticks", "set_xticklabels", "set_yticklabels", "set", "Patch", "Line2D", "HTML", "Label"}
@@ -107,11 +104,8 @@ def untranslated(source: str) -> list[int]:
 
 
 def learner_facing_files() -> list[Path]:
-    paths = []
-    for entry in LEARNER_FACING:
-        path = PACKAGE / entry
-        paths += sorted(path.rglob("*.py")) if path.is_dir() else [path]
-    return [p for p in paths if not any(p.relative_to(PACKAGE).as_posix().startswith(skip) for skip in LEFT_OUT)]
+    return [p for p in sorted(PACKAGE.rglob("*.py"))
+            if not any(p.relative_to(PACKAGE).as_posix().startswith(skip) for skip in LEFT_OUT)]
 
 
 def test_every_string_the_package_shows_a_learner_goes_through_tr():
@@ -150,6 +144,7 @@ def test_every_learner_facing_module_is_scanned():
                    "live/magics.py", "live/results.py", "launch.py", "explorer.py", "memory_calculator.py"):
         assert module in scanned
     assert not any(name.startswith("runtime/rank_hooks") for name in scanned)
+    assert {"checksums.py", "diffs.py", "scripts/bench_train.py", "tooling/doctor.py"} <= scanned
 
 
 # --- 2. the figures: drawn in Spanish, read back ---------------------------------------------------------

@@ -1804,4 +1804,8 @@ SPANISH = {
     "rank {rank}: step {step} done": "rank {rank}: paso {step} hecho",
     "{backend}; all_reduce sum = {got:g} (expected {expected:g})":
         "{backend}; suma del all_reduce = {got:g} (se esperaba {expected:g})",
+
+    # ddp_lessons.diffs (lessons 7, 12, 14) and .checksums
+    "{notebook} has no '%%writefile {path}' cell": "{notebook} no tiene ninguna celda '%%writefile {path}'",
+    "{name!r} is a {kind}, not a tensor": "{name!r} es un {kind}, no un tensor",
 }
