@@ -321,7 +321,6 @@ def assert_spanish(text: str) -> None:
 
 def test_a_failed_run_is_explained_in_spanish_with_torchs_own_words_kept(monkeypatch, tmp_path):
     from ddp_lessons import launch
-    from ddp_lessons.runtime import diagnose
 
     spanish(monkeypatch)
     sample = json.loads((Path(__file__).parent / "data" / "diagnose" / "sigkill_rank1_of_3.json").read_text())
