@@ -27,7 +27,7 @@ from ddp_lessons import comm_model, i18n, sampling, traffic
 from ddp_lessons import plots as plots_package
 from ddp_lessons.base import scaling_results
 from ddp_lessons.plots import (collectives, comm, coverage, diagrams, gradients, grading, measure, precision,
-                               scaling, timeline, training)
+                               report_card, scaling, timeline, training)
 from ddp_lessons.plots.figures import new_figure
 
 PACKAGE = Path(ddp_lessons.__file__).resolve().parent
@@ -238,6 +238,10 @@ def figures() -> dict:
         timeline.plot_backward_timeline: lambda: timeline.plot_backward_timeline({"bucket_cap_mb=1": timeline_step()}),
         training.plot_loss_per_rank: lambda: training.plot_loss_per_rank(loss_rows(), loss_rows()[0]),
         training.plot_resumed_loss: lambda: training.plot_resumed_loss(loss_rows(), loss_rows(3)),
+        report_card.plot_report_card: lambda: report_card.plot_report_card({
+            "lang": None, "lessons": [{"lesson": "01", "questions": 3, "answered": 2, "right_first_time": 1}],
+            "calibration": {"sure": {"right": 1, "answered": 2}},
+            "predictions": [{"lesson": "06", "question": 2, "predicted": 4.0, "measured": 2.5, "off_by": 1.6}]}),
     }
 
 

@@ -1808,4 +1808,7 @@ SPANISH = {
     # ddp_lessons.diffs (lessons 7, 12, 14) and .checksums
     "{notebook} has no '%%writefile {path}' cell": "{notebook} no tiene ninguna celda '%%writefile {path}'",
     "{name!r} is a {kind}, not a tensor": "{name!r} es un {kind}, no un tensor",
+
+    # ddp_lessons.journal
+    "unknown event {event!r} (one of {events})": "evento desconocido {event!r} (uno de {events})",
 }
