@@ -32,6 +32,9 @@ class CourseFigure(Figure):
         super().__init__(*args, **kwargs)
         self.language = i18n.language()
 
+    def __repr__(self) -> str:  # as matplotlib's Figure shows itself in a notebook: <Figure size 700x400 with 1 Axes>
+        return super().__repr__().replace(type(self).__name__, "Figure", 1)
+
     def draw(self, renderer):
         if self.language in i18n.NUMBER_MARKS:
             for ax in self.axes:
