@@ -1197,12 +1197,12 @@ SPANISH = {
     "Lessons": "Lecciones",
     "Exercises": "Ejercicios",
     "Guides": "Guías",
-    "Take-home files": "Archivos para llevarse",
+    "Take-home files": "Archivos de referencia",
     "README: setup, commands, troubleshooting": "README: instalación, comandos, problemas frecuentes",
     "This page is not translated yet: here it is in English.": "Esta página aún no está traducida: aquí está en inglés.",
     "This page exists only in Spanish.": "Esta página solo existe en español.",
     "A file of the course to take home: the lessons run it, and so can you, from the course's folder.":
-        "Un archivo del curso para llevarse: las lecciones lo ejecutan, y usted también puede hacerlo, desde la "
+        "Un archivo de referencia del curso: las lecciones lo ejecutan, y usted también puede hacerlo, desde la "
         "carpeta del curso.",
     "Used in: {lessons}.": "Se usa en: {lessons}.",
     "Run it yourself": "Ejecútela usted",
