@@ -16,9 +16,10 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Mapping, Sequence
 
-from ddp_lessons import backend, tracebacks
+from ddp_lessons import backend, i18n, tracebacks
+from ddp_lessons.i18n import tr
 from ddp_lessons.runtime import processes, signatures
-from ddp_lessons.runtime.contract import PREFIX_ENV
+from ddp_lessons.runtime.contract import LANGUAGE_ENV, PREFIX_ENV
 from ddp_lessons.runtime.rank_output import tail
 
 DEFAULT_TIMEOUT = 120.0
@@ -83,6 +84,7 @@ def run_accelerate(script: str | os.PathLike, nproc: int = 2, args: Sequence[str
     run = AccelerateRun(accelerate_command(script, nproc, args, mixed_precision))
     child_env = {**os.environ, "PYTHONUNBUFFERED": "1",
                  "OMP_NUM_THREADS": str(backend.threads_per_rank(nproc)), **RANK_PREFIX, **(env or {})}
+    child_env.setdefault(LANGUAGE_ENV, i18n.language())  # ranks speak the notebook's language
     start = time.perf_counter()
     job = processes.Job()
     try:  # the deadline, or KeyboardInterrupt from Jupyter's stop button: stop every process seen
@@ -94,8 +96,8 @@ def run_accelerate(script: str | os.PathLike, nproc: int = 2, args: Sequence[str
         run.returncode, run.pids = job.returncodes[0] if job.procs else None, job.tree.pids
         run.wall_seconds = time.perf_counter() - start
     if not finished:
-        raise AccelerateTimeoutError(f"accelerate launch did not finish within {timeout:g} s and was "
-                                     f"killed (all {len(run.pids)} processes)", run)
+        raise AccelerateTimeoutError(tr("accelerate launch did not finish within {timeout:g} s and was killed (all "
+                                        "{count} processes)", timeout=timeout, count=len(run.pids)), run)
     if run.returncode != 0:
         raise AccelerateFailedError(failure_message(run), run)
     return run
@@ -106,8 +108,8 @@ def failure_message(run: AccelerateRun) -> str:
     it is one learners meet (`runtime.signatures`), and the end of the output."""
     error = first_error(run)
     explained = signatures.explain(error)
-    return (f"accelerate launch exited with code {run.returncode}{error}; " + (f"{explained}; " if explained else "")
-            + f"the end of its output:\n{tail(run.lines, TAIL_LINES)}")
+    return (tr("accelerate launch exited with code {code}{error};", code=run.returncode, error=error) + " "
+            + (f"{explained}; " if explained else "") + tr("the end of its output:") + "\n" + tail(run.lines, TAIL_LINES))
 
 
 def first_error(run: AccelerateRun) -> str:

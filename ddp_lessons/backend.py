@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ddp_lessons.i18n import tr
 from ddp_lessons.runtime.contract import BACKEND_ENV, BACKEND_REASON_ENV, CORES_ENV, THREADS_ENV
 
 if TYPE_CHECKING:
@@ -44,7 +45,8 @@ class Choice:
 
     def describe(self) -> str:
         """One line for the rank to print, e.g. ``gloo on cpu, 1 thread(s): no GPU on this machine``."""
-        return f"{self.backend} on {self.device}, {self.threads} thread(s): {self.reason}"
+        return tr("{backend} on {device}, {threads} thread(s): {reason}", backend=self.backend, device=self.device,
+                  threads=self.threads, reason=self.reason)
 
 
 def cpu_cores() -> int:
@@ -74,19 +76,21 @@ def placement(local_rank: int, local_world_size: int, gpus: int, forced: str | N
     """(backend, device, reason) for one of `local_world_size` ranks on a machine with `gpus` GPUs,
     e.g. ``("nccl", "cuda:1", ...)``: the course's rule, without torch (`choose` applies it)."""
     if forced not in (None, *BACKENDS):
-        raise ValueError(f"{BACKEND_ENV}={forced!r}: choose one of {BACKENDS}")
+        raise ValueError(tr("{variable}={forced!r}: choose one of {choices}", variable=BACKEND_ENV, forced=forced,
+                            choices=BACKENDS))
     if forced == "nccl" and gpus < local_world_size:
-        raise RuntimeError(f"nccl needs one GPU per local rank: {local_world_size} ranks, {gpus} GPU(s); "
-                           "use gloo to share GPUs or the CPU")
+        raise RuntimeError(tr("nccl needs one GPU per local rank: {ranks} ranks, {gpus} GPU(s); use gloo to share "
+                              "GPUs or the CPU", ranks=local_world_size, gpus=gpus))
 
     if gpus == 0:  # the launcher says why where a simulated node was given none of the machine's GPUs
-        return "gloo", "cpu", forced_reason or "no GPU on this machine: gloo on CPU"
+        return "gloo", "cpu", forced_reason or tr("no GPU on this machine: gloo on CPU")
     if forced == "gloo":
-        return "gloo", f"cuda:{local_rank % gpus}", forced_reason or "gloo asked for explicitly"
+        return "gloo", f"cuda:{local_rank % gpus}", forced_reason or tr("gloo asked for explicitly")
     if gpus >= local_world_size:
-        return "nccl", f"cuda:{local_rank}", f"each of {local_world_size} local rank(s) has its own GPU ({gpus} visible)"
+        return "nccl", f"cuda:{local_rank}", tr("each of {ranks} local rank(s) has its own GPU ({gpus} visible)",
+                                                ranks=local_world_size, gpus=gpus)
     return ("gloo", f"cuda:{local_rank % gpus}",
-            f"{local_world_size} ranks share {gpus} GPU(s): nccl allows one rank per GPU")
+            tr("{ranks} ranks share {gpus} GPU(s): nccl allows one rank per GPU", ranks=local_world_size, gpus=gpus))
 
 
 def choose(local_rank: int | None = None, local_world_size: int | None = None,

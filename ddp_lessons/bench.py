@@ -34,6 +34,7 @@ from typing import Any
 import torch
 
 from ddp_lessons import backend, launch, records, scripts
+from ddp_lessons.i18n import tr
 from ddp_lessons.scripts import bench_train
 
 from ddp_lessons.base.scaling_results import (  # noqa: F401  (re-exported: lessons use bench.select etc.)
@@ -202,10 +203,12 @@ def run_bench(settings: Settings, label: str = "", notes: str = "",
     info = {**machine(), "backend": runs[0]["backend"], "device": runs[0]["device"]}
     created = time.strftime("%Y-%m-%d %H:%M")
     on_gpu = info["device"].startswith("cuda")
-    hardware = ", ".join(info["gpus"]) if on_gpu else f"{info['cpu_model']}, {info['cpu_cores']} cores"
-    return {"schema": SCHEMA, "label": label or "this machine",
-            "provenance": f"measured by ddp_lessons.bench on {hardware} ({info['backend']} on "
-                          f"{info['device']}, torch {info['torch']}), {created}",
+    hardware = ", ".join(info["gpus"]) if on_gpu else tr("{cpu}, {cores} cores", cpu=info["cpu_model"],
+                                                           cores=info["cpu_cores"])
+    return {"schema": SCHEMA, "label": label or tr("this machine"),
+            "provenance": tr("measured by ddp_lessons.bench on {hardware} ({backend} on {device}, torch {torch}), "
+                             "{created}", hardware=hardware, backend=info["backend"], device=info["device"],
+                             torch=info["torch"], created=created),
             "notes": notes, "created": created, "machine": info,
             "settings": dataclasses.asdict(settings) | {"world_sizes": sizes},
             "runs": runs, "rows": add_speedup(rows)}
@@ -268,5 +271,5 @@ def run(args: argparse.Namespace) -> int:
             "step_s": time_without_torchrun(model, settings.batch, settings.steps, settings.warmup,
                                             settings.threads, device=settings.device)}
     print(format_rows(result))
-    print(f"saved {save(result, args.output)}")
+    print(tr("saved {path}", path=save(result, args.output)))
     return 0

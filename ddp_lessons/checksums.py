@@ -11,6 +11,8 @@ from typing import Mapping
 
 import torch
 
+from ddp_lessons.i18n import tr
+
 
 def state_checksum(state: torch.nn.Module | Mapping[str, torch.Tensor], length: int = 16) -> str:
     """Hex SHA-256 prefix of every tensor's dtype, shape and bytes, in order (names are ignored).
@@ -22,7 +24,7 @@ def state_checksum(state: torch.nn.Module | Mapping[str, torch.Tensor], length: 
     digest = hashlib.sha256()
     for name, tensor in tensors.items():
         if not isinstance(tensor, torch.Tensor):
-            raise TypeError(f"{name!r} is a {type(tensor).__name__}, not a tensor")
+            raise TypeError(tr("{name!r} is a {kind}, not a tensor", name=name, kind=type(tensor).__name__))
         flat = tensor.detach().cpu().contiguous().reshape(-1)
         digest.update(f"{flat.dtype}{tuple(tensor.shape)}".encode())
         digest.update(flat.view(torch.uint8).numpy().tobytes())

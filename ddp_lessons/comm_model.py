@@ -25,6 +25,8 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from ddp_lessons.i18n import tr
+
 MB = 1024 * 1024
 """Bytes in one MiB: DDP's ``bucket_cap_mb`` counts in these."""
 
@@ -34,7 +36,7 @@ NCCL_TESTS_DOC = "https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMAN
 def ring_factor(world: int) -> float:
     """2(n-1)/n: bytes each rank moves per byte all-reduced in a ring (nccl-tests' busbw factor)."""
     if world < 1:
-        raise ValueError(f"world size must be >= 1, got {world}")
+        raise ValueError(tr("world_size must be >= 1, got {world_size}", world_size=world))
     return 2 * (world - 1) / world
 
 
@@ -116,14 +118,14 @@ def fit(points: Iterable[tuple[float, int, float]], bandwidth_from: float | None
     """
     points = tuple((float(s), int(n), float(t)) for s, n, t in points)
     if len({moved_bytes(s, n) for s, n, _ in points}) < 2:
-        raise ValueError("a fit needs at least two different message sizes")
+        raise ValueError(tr("a fit needs at least two different message sizes"))
     if any(t <= 0 for _, _, t in points):
-        raise ValueError("every time must be positive")
+        raise ValueError(tr("every time must be positive"))
     alpha, beta = line_fit([moved_bytes(s, n) for s, n, _ in points], [t for _, _, t in points])
     if bandwidth_from is not None:
         large = [(moved_bytes(s, n), t) for s, n, t in points if s >= bandwidth_from and n > 1]
         if not large:
-            raise ValueError(f"no message of at least {bandwidth_from:g} bytes to fit beta on")
+            raise ValueError(tr("no message of at least {size:g} bytes to fit beta on", size=bandwidth_from))
         # minimise sum((alpha + beta*m - t)^2) over beta alone
         beta = sum(m * (t - alpha) for m, t in large) / sum(m * m for m, _ in large)
     return Fit(alpha, beta, points)

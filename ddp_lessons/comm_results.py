@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ddp_lessons import comm_model
+from ddp_lessons.i18n import number, tr
 from ddp_lessons.base import scaling_results
 
 SCHEMA = "ddp_lessons.bench_comm/1"
@@ -97,46 +98,49 @@ def model_row(per_rank_profiles: Sequence[dict[str, Any]], per_rank_runs: Sequen
 
 def cap_label(bucket_cap_mb: float | None) -> str:
     """'25 MB (default)' for None, else '1 MB'."""
-    return "25 MB (default)" if bucket_cap_mb is None else f"{bucket_cap_mb:g} MB"
+    return tr("25 MB (default)") if bucket_cap_mb is None else tr("{mb:g} MB", mb=bucket_cap_mb)
 
 
 def summary_line(row: dict[str, Any]) -> str:
     """One line: the model, its buckets, predicted vs measured communication and step, with ratios."""
     p, m, r = row["predicted"], row["measured"], row["ratio"]
     flight = ("" if m["in_flight_s"] is None else
-              f"all-reduce {p['comm_s'] * 1e3:.1f} ms predicted / {m['in_flight_s'] * 1e3:.1f} ms in "
-              f"flight ({r['comm']:.2f}); ")
-    return (f"{row['model']}, bucket_cap_mb {cap_label(row['bucket_cap_mb'])}, "
-            f"{len(row['buckets_predicted'])} bucket(s): {flight}"
-            f"exposed {p['exposed_s'] * 1e3:.1f} ms predicted / {m['exposed_s'] * 1e3:.1f} ms measured "
-            f"({_fmt_ratio(r['exposed'])}); step {p['step_s'] * 1e3:.1f} / {m['step_s'] * 1e3:.1f} ms "
-            f"({r['step']:.2f})")
+              tr("all-reduce {predicted:.1f} ms predicted / {flight:.1f} ms in flight ({ratio:.2f}); ",
+                 predicted=p["comm_s"] * 1e3, flight=m["in_flight_s"] * 1e3, ratio=r["comm"]))
+    return tr("{model}, bucket_cap_mb {cap}, {count} bucket(s): {flight}exposed {exposed:.1f} ms predicted / "
+              "{measured:.1f} ms measured ({exposed_ratio}); step {step:.1f} / {step_measured:.1f} ms "
+              "({step_ratio:.2f})", model=row["model"], cap=cap_label(row["bucket_cap_mb"]),
+              count=len(row["buckets_predicted"]), flight=flight, exposed=p["exposed_s"] * 1e3,
+              measured=m["exposed_s"] * 1e3, exposed_ratio=_fmt_ratio(r["exposed"]), step=p["step_s"] * 1e3,
+              step_measured=m["step_s"] * 1e3, step_ratio=r["step"])
 
 
 def _fmt_ratio(value: float) -> str:
-    return "n/a: nothing measured" if value in (float("inf"), float("-inf")) or value < 0 else f"{value:.2f}"
+    return tr("n/a: nothing measured") if value in (float("inf"), float("-inf")) or value < 0 else number(value, ".2f")
 
 
 def format_rows(rows: Sequence[dict[str, Any]]) -> str:
     """A fixed-width table of predicted vs measured milliseconds per model and bucket size."""
-    lines = [f"{'model':<6} {'bucket cap':>16} {'buckets':>7} {'comm pred':>9} {'in flight':>9} "
-             f"{'exposed pred':>12} {'exposed meas':>12} {'step pred':>9} {'step meas':>9} {'ratio':>6}"]
+    lines = [f"{tr('model'):<6} {tr('bucket cap'):>16} {'buckets':>7} {tr('comm pred'):>9} {tr('in flight'):>9} "
+             f"{tr('exposed pred'):>12} {tr('exposed meas'):>12} {tr('step pred'):>9} {tr('step meas'):>9} "
+             f"{tr('ratio'):>6}"]
     for row in rows:
         p, m = row["predicted"], row["measured"]
-        flight = "-" if m["in_flight_s"] is None else f"{m['in_flight_s'] * 1e3:.1f}"
+        flight = "-" if m["in_flight_s"] is None else number(m["in_flight_s"] * 1e3, ".1f")
         lines.append(f"{row['model']:<6} {cap_label(row['bucket_cap_mb']):>16} "
-                     f"{len(row['buckets_predicted']):>7} {p['comm_s'] * 1e3:9.1f} {flight:>9} "
-                     f"{p['exposed_s'] * 1e3:12.1f} {m['exposed_s'] * 1e3:12.1f} "
-                     f"{p['step_s'] * 1e3:9.1f} {m['step_s'] * 1e3:9.1f} {row['ratio']['step']:6.2f}")
+                     f"{len(row['buckets_predicted']):>7} {number(p['comm_s'] * 1e3, '9.1f')} {flight:>9} "
+                     f"{number(p['exposed_s'] * 1e3, '12.1f')} {number(m['exposed_s'] * 1e3, '12.1f')} "
+                     f"{number(p['step_s'] * 1e3, '9.1f')} {number(m['step_s'] * 1e3, '9.1f')} "
+                     f"{number(row['ratio']['step'], '6.2f')}")
     return "\n".join(lines)
 
 
 def fit_line(fitted: comm_model.Fit, world: int) -> str:
     """α, β as a bus bandwidth, the knee, and the largest residual, in one line."""
     worst = max(fitted.residuals(), key=abs)
-    return (f"time = {fitted.alpha * 1e3:.3f} ms + moved bytes / {fitted.bus_bandwidth / 1e9:.2f} GB/s; "
-            f"knee at {fitted.knee_bytes(world) / 1e3:.0f} KB on {world} ranks; "
-            f"largest residual {worst:+.0%}")
+    return tr("time = {alpha:.3f} ms + moved bytes / {gbs:.2f} GB/s; knee at {knee:.0f} KB on {world} ranks; "
+              "largest residual {worst:+.0%}", alpha=fitted.alpha * 1e3, gbs=fitted.bus_bandwidth / 1e9,
+              knee=fitted.knee_bytes(world) / 1e3, world=world, worst=worst)
 
 
 def best_caps(rows: Sequence[dict[str, Any]]) -> dict[str, float | None]:

@@ -14,6 +14,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ddp_lessons.i18n import tr
+
 _STYLES = {"+": "background:#dafbe1;color:#116329", "-": "background:#ffebe9;color:#82071e",
            "@": "color:#6e7781"}
 
@@ -79,4 +81,4 @@ def written_script(notebook: str | os.PathLike, path: str) -> str:
     for written, text in written_scripts(notebook):
         if written == path:
             return text
-    raise LookupError(f"{notebook} has no '%%writefile {path}' cell")
+    raise LookupError(tr("{notebook} has no '%%writefile {path}' cell", notebook=notebook, path=path))

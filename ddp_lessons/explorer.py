@@ -13,6 +13,7 @@ import ipywidgets as widgets
 from matplotlib.figure import Figure
 
 from ddp_lessons import sampling
+from ddp_lessons.i18n import tr
 from ddp_lessons.plots import coverage
 from ddp_lessons.plots.figures import png_bytes
 
@@ -28,13 +29,13 @@ class SamplerExplorer:
         self.seed = seed
         slider = {"continuous_update": False, "style": {"description_width": "initial"}}
         self.controls = {
-            "size": widgets.IntSlider(size, *LIMITS["size"], description="dataset size", **slider),
-            "world_size": widgets.IntSlider(world_size, *LIMITS["world_size"], description="world size",
+            "size": widgets.IntSlider(size, *LIMITS["size"], description=tr("dataset size"), **slider),
+            "world_size": widgets.IntSlider(world_size, *LIMITS["world_size"], description=tr("world size"),
                                             **slider),
-            "epochs": widgets.IntSlider(epochs, *LIMITS["epochs"], description="epochs", **slider),
-            "shuffle": widgets.Checkbox(shuffle, description="shuffle", indent=False),
+            "epochs": widgets.IntSlider(epochs, *LIMITS["epochs"], description=tr("epochs"), **slider),
+            "shuffle": widgets.Checkbox(shuffle, description="shuffle", indent=False),  # i18n: code (the argument)
             "drop_last": widgets.Checkbox(drop_last, description="drop_last", indent=False),
-            "set_epoch": widgets.Checkbox(set_epoch, description="call sampler.set_epoch(epoch)",
+            "set_epoch": widgets.Checkbox(set_epoch, description=tr("call sampler.set_epoch(epoch)"),
                                           indent=False),
         }
         self.summary = widgets.HTML()
@@ -63,17 +64,19 @@ class SamplerExplorer:
         """One line on the current split: samples per rank, and padding or truncation per epoch."""
         s = self.settings()
         per_rank = sampling.samples_per_rank(s["size"], s["world_size"], s["drop_last"])
-        note = sampling.epoch_note(self.shards()[0], s["size"]) or "every index exactly once"
-        order = ("same order every epoch (set_epoch not called)" if s["shuffle"] and not s["set_epoch"]
-                 else "new order every epoch" if s["shuffle"] else "no shuffle: same order every epoch")
-        return (f"{s['world_size']} rank(s) x {per_rank} samples = {per_rank * s['world_size']} visits of "
-                f"{s['size']} samples per epoch: {note}; {order}")
+        note = sampling.epoch_note(self.shards()[0], s["size"]) or tr("every index exactly once")
+        order = (tr("same order every epoch (set_epoch not called)") if s["shuffle"] and not s["set_epoch"]
+                 else tr("new order every epoch") if s["shuffle"] else tr("no shuffle: same order every epoch"))
+        return tr("{world} rank(s) x {per_rank} samples = {visits} visits of {size} samples per epoch: {note}; "
+                  "{order}", world=s["world_size"], per_rank=per_rank, visits=per_rank * s["world_size"],
+                  size=s["size"], note=note, order=order)
 
     def figure(self) -> Figure:
         """The coverage plot for the current settings, as a static matplotlib figure."""
         s = self.settings()
-        title = (f"size={s['size']}, world={s['world_size']}, shuffle={s['shuffle']}, "
-                 f"drop_last={s['drop_last']}, set_epoch {'on' if s['set_epoch'] else 'off'}")
+        title = tr("size={size}, world={world}, shuffle={shuffle}, drop_last={drop_last}, set_epoch {called}",
+                   size=s["size"], world=s["world_size"], shuffle=s["shuffle"], drop_last=s["drop_last"],
+                   called=tr("on") if s["set_epoch"] else tr("off"))
         return coverage.plot_shard_coverage(self.shards(), s["size"], title)
 
     def redraw(self, change: dict | None = None) -> None:

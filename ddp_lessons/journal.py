@@ -75,7 +75,7 @@ class Journal:
         """Append one event (`EVENTS`) with `fields`, stamped with the version, time and language; return
         it (None when this record keeps nothing)."""
         if event not in EVENTS:
-            raise ValueError(f"unknown event {event!r} (one of {', '.join(EVENTS)})")
+            raise ValueError(i18n.tr("unknown event {event!r} (one of {events})", event=event, events=", ".join(EVENTS)))
         if self.path is None:
             return None
         record = {"v": VERSION, "event": event, "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),

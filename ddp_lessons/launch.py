@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ddp_lessons import backend as _backend
+from ddp_lessons import i18n
+from ddp_lessons.i18n import tr
 from ddp_lessons.records import new_run_dir
 from ddp_lessons.runtime import contract, diagnose, processes, stacks
 from ddp_lessons.runtime import progress as _progress
@@ -119,27 +121,28 @@ def validate(script: str | os.PathLike, nproc: int, backend: str | None = None,
              gpu_count: int | None = None, nnodes: int = 1) -> None:
     """Raise `LaunchError` with a clear explanation when the run cannot work as asked."""
     if not isinstance(nproc, int) or nproc < 1:
-        raise LaunchError(f"nproc must be a whole number >= 1 (one process per rank), got {nproc!r}")
+        raise LaunchError(tr("nproc must be a whole number >= 1 (one process per rank), got {nproc!r}", nproc=nproc))
     if not isinstance(nnodes, int) or nnodes < 1:
-        raise LaunchError(f"nnodes must be a whole number >= 1, got {nnodes!r}")
+        raise LaunchError(tr("nnodes must be a whole number >= 1, got {nnodes!r}", nnodes=nnodes))
     if not Path(script).is_file():
-        raise LaunchError(f"training script not found: {script} "
-                          f"(write it first, e.g. with %%writefile, relative to {os.getcwd()})")
+        raise LaunchError(tr("training script not found: {script} (write it first, e.g. with %%writefile, relative "
+                             "to {folder})", script=script, folder=os.getcwd()))
     if backend is None:
         return
     if backend not in _backend.BACKENDS:
-        raise LaunchError(f"unknown backend {backend!r}; choose one of {_backend.BACKENDS}")
+        raise LaunchError(tr("unknown backend {backend!r}; choose one of {choices}", backend=backend,
+                             choices=_backend.BACKENDS))
     if backend == "nccl":
         gpus = _backend.gpu_count() if gpu_count is None else gpu_count
         ranks_here = nproc * nnodes  # simulated nodes share this machine's GPUs
         if gpus == 0:
-            raise LaunchError("backend 'nccl' needs CUDA GPUs and this machine has none; "
-                              "use backend='gloo' (or leave backend unset to choose automatically)")
+            raise LaunchError(tr("backend 'nccl' needs CUDA GPUs and this machine has none; "
+                                 "use backend='gloo' (or leave backend unset to choose automatically)"))
         if ranks_here > gpus:
-            raise LaunchError(
-                f"backend 'nccl' needs one GPU per rank: {ranks_here} ranks but {gpus} GPU(s). NCCL "
-                "refuses two ranks on one GPU ('Duplicate GPU detected'); use backend='gloo' to let "
-                "several ranks share a GPU, or lower nproc")
+            raise LaunchError(tr(
+                "backend 'nccl' needs one GPU per rank: {ranks} ranks but {gpus} GPU(s). NCCL refuses two ranks on "
+                "one GPU ('Duplicate GPU detected'); use backend='gloo' to let several ranks share a GPU, or lower "
+                "nproc", ranks=ranks_here, gpus=gpus))
 
 
 def run_torchrun(script: str | os.PathLike, nproc: int = 2, args: Sequence[str] = (), *,
@@ -185,9 +188,10 @@ def _node_environments(run_dir: Path, nproc: int, nnodes: int, env: Mapping[str,
     node_gpus = _split_gpus(nproc, nnodes)
     reason = None
     if node_gpus is not None and not node_gpus[0] and _backend.gpu_count():
-        reason = (f"{_backend.gpu_count()} GPU(s) cannot be split over {nnodes} simulated nodes, so no node "
-                  "sees one: gloo on CPU")
+        reason = tr("{gpus} GPU(s) cannot be split over {nodes} simulated nodes, so no node sees one: gloo on CPU",
+                    gpus=_backend.gpu_count(), nodes=nnodes)
     child_env = contract.rank_environment(run_dir, threads, backend=backend, backend_reason=reason, extra=env)
+    child_env.setdefault(contract.LANGUAGE_ENV, i18n.language())  # ranks speak the notebook's language
     if max_restarts:  # torch 2.13: restarted workers sharing the agent's store can read the failed
         child_env.setdefault(contract.SEPARATE_STORE_ENV, "1")  # attempt's gloo addresses and fail; lesson 12
     if node_gpus is None:

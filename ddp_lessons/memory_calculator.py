@@ -22,8 +22,8 @@ Measured = Mapping[tuple[str, int], Mapping[str, float]]
 """{(strategy, world_size): {row: bytes per rank}} for the configurations a run measured."""
 
 
-def _mib(value: float | None) -> str:
-    return "-" if value is None else f"{value / 2**20:,.3f} MiB"
+def _mib(value: float | None, lang: str | None = None) -> str:
+    return "-" if value is None else f"{i18n.number(value / 2**20, ',.3f', lang=lang)} MiB"
 
 
 def strategy_label(strategy: str, lang: str | None = None) -> str:
@@ -99,13 +99,14 @@ class MemoryCalculator:
         """The table as plain text: row, predicted, measured."""
         first, predicted, measured = self.header()
         lines = [self.title(), f"{first:<12}{predicted:>18}{measured:>18}"]
-        lines += [f"{row_label(row, self.lang):<12}{_mib(p):>18}{_mib(m):>18}" for row, p, m in self.rows()]
+        lines += [f"{row_label(row, self.lang):<12}{_mib(p, self.lang):>18}{_mib(m, self.lang):>18}"
+                  for row, p, m in self.rows()]
         return "\n".join(lines + [self.note()])
 
     def html(self) -> str:
         """The table as HTML."""
-        body = "".join(f"<tr><td>{html.escape(row_label(row, self.lang))}</td><td>{_mib(p)}</td><td>{_mib(m)}</td></tr>"
-                       for row, p, m in self.rows())
+        body = "".join(f"<tr><td>{html.escape(row_label(row, self.lang))}</td><td>{_mib(p, self.lang)}</td>"
+                       f"<td>{_mib(m, self.lang)}</td></tr>" for row, p, m in self.rows())
         head = "".join(f"<th>{html.escape(name)}</th>" for name in self.header())
         return (f"<p>{html.escape(self.title())}</p><table><tr>{head}</tr>{body}</table>"
                 f"<p><i>{html.escape(self.note())}</i></p>")

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ddp_lessons.i18n import tr
 from ddp_lessons.runtime.contract import MANUAL_RUN_DIR, PROGRESS_RECORD, RUN_DIR_ENV, record_glob, record_path
 
 
@@ -52,8 +53,8 @@ def load(directory: str | os.PathLike, name: str) -> list[dict[str, Any]]:
     """All ranks' records `name` from `directory`, one dict per rank, sorted by rank."""
     paths = sorted(Path(directory).glob(record_glob(name)))
     if not paths:
-        raise FileNotFoundError(f"no records named {name!r} in {directory} "
-                                "(did every rank call records.write with this name?)")
+        raise FileNotFoundError(tr("no records named {name!r} in {directory} (did every rank call records.write "
+                                   "with this name?)", name=name, directory=directory))
     rows = [json.loads(p.read_text()) for p in paths]
     return sorted(rows, key=lambda row: row["rank"])
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
+from ddp_lessons.i18n import tr
+
 
 def epoch_order(size: int, epoch: int = 0, seed: int = 0, shuffle: bool = True) -> list[int]:
     """The index order all ranks agree on for one epoch: a permutation seeded by seed + epoch."""
@@ -34,7 +36,7 @@ def shard_indices(size: int, world_size: int, rank: int, epoch: int = 0, seed: i
                   shuffle: bool = True, drop_last: bool = False) -> list[int]:
     """The indices rank `rank` visits in `epoch`, in order, exactly as DistributedSampler yields them."""
     if not 0 <= rank < world_size:
-        raise ValueError(f"rank must be in [0, {world_size}), got {rank}")
+        raise ValueError(tr("rank must be in [0, {world_size}), got {rank}", world_size=world_size, rank=rank))
     order = epoch_order(size, epoch, seed, shuffle)
     per_rank = samples_per_rank(size, world_size, drop_last)
     total = per_rank * world_size
@@ -80,7 +82,8 @@ def index_visits(shards: Sequence[Sequence[int]], size: int) -> list[list[tuple[
     for rank, shard in enumerate(shards):
         for step, index in enumerate(shard):
             if not 0 <= index < size:
-                raise ValueError(f"rank {rank} visits index {index}, outside the data set [0, {size})")
+                raise ValueError(tr("rank {rank} visits index {index}, outside the data set [0, {size})", rank=rank,
+                                    index=index, size=size))
             visits[index].append((rank, step))
     return visits
 
@@ -90,9 +93,9 @@ def epoch_note(shards: Sequence[Sequence[int]], size: int) -> str:
     summary = coverage_summary([list(s) for s in shards], size)
     notes = []
     if summary["visited"] > summary["distinct"]:
-        notes.append(f"+{summary['visited'] - summary['distinct']} repeated")
+        notes.append(tr("+{count} repeated", count=summary["visited"] - summary["distinct"]))
     if summary["missing"]:
-        notes.append(f"-{len(summary['missing'])} dropped")
+        notes.append(tr("-{count} dropped", count=len(summary["missing"])))
     return ", ".join(notes)
 
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from ddp_lessons.i18n import tr
+
 STRATEGIES = {
     "ddp": "DDP: every rank holds everything",
     "zero1": "ZeRO-1: optimizer state sharded",
@@ -39,10 +41,10 @@ ROWS = ("parameters", "gradients", "optimizer", "buckets", "activations")
 
 def _check(world_size: int, strategy: str, optimizer: str, precision: str = "fp32") -> None:
     if world_size < 1:
-        raise ValueError(f"world_size must be >= 1, got {world_size}")
+        raise ValueError(tr("world_size must be >= 1, got {world_size}", world_size=world_size))
     for value, known in ((strategy, STRATEGIES), (optimizer, OPTIMIZER_STATES), (precision, PRECISIONS)):
         if value not in known:
-            raise ValueError(f"{value!r} is not one of {sorted(known)}")
+            raise ValueError(tr("{value!r} is not one of {known}", value=value, known=sorted(known)))
 
 
 def predict(psi: int, world_size: int, strategy: str, optimizer: str = "adam", precision: str = "fp32",
@@ -116,8 +118,8 @@ def rank_bytes(shapes: Sequence[Sequence[int]], world_size: int, rank: int, stra
     """
     _check(world_size, strategy, optimizer)
     if strategy == "zero2":
-        raise ValueError("torch has no ZeRO-2 of its own; FSDP2 with reshard_after_forward=False is "
-                         "'fsdp' after the step and holds `gathered_bytes` during it")
+        raise ValueError(tr("torch has no ZeRO-2 of its own; FSDP2 with reshard_after_forward=False is 'fsdp' after "
+                            "the step and holds `gathered_bytes` during it"))
     numels = [_numel(shape) for shape in shapes]
     states = OPTIMIZER_STATES[optimizer]
     steps = STEP_BYTES if optimizer == "adam" else 0

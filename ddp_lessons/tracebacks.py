@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from ddp_lessons.i18n import tr
+
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<function>\S+)')
 EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?(?P<name>[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit))"
                        r"(?::\s*(?P<text>.*))?$")
@@ -26,7 +28,7 @@ Exception, Interrupt (KeyboardInterrupt) or Exit (SystemExit)."""
 TORCH_RANK_TAG = re.compile(r"^\[rank\d+\]: ?")
 """torch tags each line of a rank's uncaught exception with ``[rankN]: ``."""
 _NATIVE_SOURCE = re.compile(r"^\[[^\]]*\.(?:cc|cpp|h|hpp):\d+\]\s*")  # gloo's "[.../pair.cc:553] "
-UNREADABLE = "an exception (see its traceback)"
+UNREADABLE = "an exception (see its traceback)"  # in English; `traceback_error` says it in the notebook's
 """What `traceback_error` says of a traceback that ends without an exception line."""
 
 
@@ -106,7 +108,7 @@ def traceback_error(lines: Sequence[str]) -> str | None:
     """The exception that ends the last traceback in `lines` (``Name: message``); None without a
     traceback, `UNREADABLE` when that traceback shows no exception line."""
     start = last_traceback(lines)
-    return None if start is None else error_line(lines[start:]) or UNREADABLE
+    return None if start is None else error_line(lines[start:]) or tr("an exception (see its traceback)")
 
 
 def _relative(path: str) -> str:
@@ -131,7 +133,7 @@ def script_frame(lines: Sequence[str], script: str | os.PathLike) -> str | None:
     if Path(frame.path).name != name:
         caller = next((f for f in reversed(found[:index]) if Path(f.path).name == name), None)
         if caller is not None:
-            text += f" (called from {_relative(caller.path)}:{caller.line})"
+            text += tr(" (called from {file}:{line})", file=_relative(caller.path), line=caller.line)
     return text
 
 
@@ -151,5 +153,5 @@ def where_ranks_failed(result, script: str | os.PathLike) -> dict[int, str]:
         lines = result.rank_lines[rank]
         frame, error = script_frame(lines, script), error_line(lines)
         if frame or error:
-            failed[rank] = f"{frame or '(no frame in ' + Path(script).name + ')'} -> {error}"
+            failed[rank] = f"{frame or tr('(no frame in {file})', file=Path(script).name)} -> {error}"
     return failed

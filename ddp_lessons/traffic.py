@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ddp_lessons.i18n import tr
+
 
 @dataclass(frozen=True)
 class Transfer:
@@ -38,18 +40,18 @@ def dataparallel_gpu0(param_bytes: float, input_bytes: float, output_bytes: floa
     _check_world_size(world_size)
     others = world_size - 1
     return [
-        Transfer("scatter inputs", others * input_bytes, 0),
-        Transfer("replicate weights", others * param_bytes, 0),
-        Transfer("gather outputs", 0, others * output_bytes),
-        Transfer("scatter output gradients", others * output_bytes, 0),
-        Transfer("sum replica gradients", 0, others * param_bytes),
+        Transfer(tr("scatter inputs"), others * input_bytes, 0),
+        Transfer(tr("replicate weights"), others * param_bytes, 0),
+        Transfer(tr("gather outputs"), 0, others * output_bytes),
+        Transfer(tr("scatter output gradients"), others * output_bytes, 0),
+        Transfer(tr("sum replica gradients"), 0, others * param_bytes),
     ]
 
 
 def ddp_rank(param_bytes: float, world_size: int) -> list[Transfer]:
     """What each DDP rank sends and receives in one step: a ring all-reduce of the gradients."""
     moved = ring_allreduce_bytes(param_bytes, world_size)
-    return [Transfer("all-reduce gradients (ring)", moved, moved)]
+    return [Transfer(tr("all-reduce gradients (ring)"), moved, moved)]
 
 
 def step_traffic(param_bytes: float, input_bytes: float, output_bytes: float,
@@ -65,4 +67,4 @@ def step_traffic(param_bytes: float, input_bytes: float, output_bytes: float,
 
 def _check_world_size(world_size: int) -> None:
     if world_size < 1:
-        raise ValueError(f"world_size must be >= 1, got {world_size}")
+        raise ValueError(tr("world_size must be >= 1, got {world_size}", world_size=world_size))

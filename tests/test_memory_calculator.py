@@ -64,9 +64,9 @@ def test_in_a_spanish_notebook_it_speaks_spanish(monkeypatch):
     monkeypatch.setenv("DDP_LESSONS_LANG", "es")
     calc = calculator(world_size=4, strategy="fsdp")
     text = calc.text()
-    assert text.startswith("Ψ = 86,544 parámetros, 4 rank(s), FSDP2 / ZeRO-3: parámetros")
+    assert text.startswith("Ψ = 86 544 parámetros, 4 rank(s), FSDP2 / ZeRO-3: parámetros")  # Spanish numbers
     assert text.splitlines()[1].split() == ["por", "rank", "predicho", "medido"]
-    assert "activaciones" in text and "(media sobre los ranks)" in text and "0.083 MiB" in text
+    assert "activaciones" in text and "(media sobre los ranks)" in text and "0,083 MiB" in text
     assert "<th>por rank</th><th>predicho</th><th>medido</th>" in calc.html()
     box = calc.widget()
     assert [c.description for c in box.children[0].children] == ["parámetros Ψ", "world size", "fragmentación"]

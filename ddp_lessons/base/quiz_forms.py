@@ -323,4 +323,5 @@ def _index(choice: int | str, options: Sequence[str]) -> int:
             return LETTERS.index(key)
         if choice in options:
             return options.index(choice)
-    raise ValueError(f"{choice!r} is not one of the options (use a letter a-{LETTERS[len(options) - 1]})")
+    raise ValueError(tr("{choice!r} is not one of the options (use a letter a-{last})", choice=choice,
+                        last=LETTERS[len(options) - 1]))

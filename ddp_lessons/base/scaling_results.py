@@ -11,6 +11,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ddp_lessons import i18n
+from ddp_lessons.i18n import number, tr
+
 SCHEMA = "ddp_lessons.bench/1"
 
 
@@ -107,27 +110,33 @@ def load(path: str | Path, schema: str = SCHEMA) -> dict[str, Any]:
     """Read a results document, checking that it is a `schema` document."""
     result = json.loads(Path(path).read_text())
     if result.get("schema") != schema:
-        raise ValueError(f"{path}: not a {schema} document (schema {result.get('schema')!r})")
+        raise ValueError(tr("{path}: not a {schema} document (schema {found!r})", path=path, schema=schema,
+                            found=result.get("schema")))
     return result
 
 
-def reference(name: str) -> dict[str, Any]:
-    """A reference document shipped in ddp_lessons/data, e.g. reference('facts_16core_cpu')."""
-    return load(Path(str(resources.files("ddp_lessons") / "data" / f"{name}.json")))
+def reference(name: str, lang: str | None = None) -> dict[str, Any]:
+    """A reference document shipped in ddp_lessons/data, e.g. reference('facts_16core_cpu'), its ``label``
+    and ``provenance`` in the notebook's language (or `lang`) where the document has them (``label_es``)."""
+    doc = load(Path(str(resources.files("ddp_lessons") / "data" / f"{name}.json")))
+    lang = lang or i18n.language()
+    for key in ("label", "provenance"):
+        doc[key] = doc.get(f"{key}_{lang}", doc[key])
+    return doc
 
 
 def format_rows(result: dict[str, Any]) -> str:
     """The rows as a fixed-width table: experiment, sync, world, step time, samples/s, efficiency."""
-    lines = [f"{'experiment':<28} {'sync':<6} {'world':>5} {'ms/step':>8} {'IQR ms':>13} "
-             f"{'samples/s':>10} {'speedup':>8} {'effic.':>7} {'allred/step':>11}"]
+    lines = [f"{tr('experiment'):<28} {'sync':<6} {'world':>5} {tr('ms/step'):>8} {tr('IQR ms'):>13} "
+             f"{tr('samples/s'):>10} {'speedup':>8} {tr('effic.'):>7} {tr('allred/step'):>11}"]
     for r in result["rows"]:
         s = r["step_s"]
         lines.append(f"{r['experiment']:<28} {r['sync']:<6} {r['world_size']:>5} "
-                     f"{s['median'] * 1e3:8.1f} {s['q1'] * 1e3:6.1f}-{s['q3'] * 1e3:<6.1f} "
-                     f"{r['samples_per_s']:10.0f} {_fmt(r['speedup']):>8} "
-                     f"{_fmt(r['efficiency']):>7} {r['allreduce_per_step']:>11g}")
+                     f"{number(s['median'] * 1e3, '8.1f')} {number(s['q1'] * 1e3, '6.1f')}-"
+                     f"{number(s['q3'] * 1e3, '<6.1f')} {number(r['samples_per_s'], '10.0f')} "
+                     f"{_fmt(r['speedup']):>8} {_fmt(r['efficiency']):>7} {number(r['allreduce_per_step'], '>11g')}")
     return "\n".join(lines)
 
 
 def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
+    return "-" if value is None else number(value, ".2f")

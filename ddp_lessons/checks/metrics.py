@@ -78,7 +78,8 @@ class ThreadRanks:
             values = list(self.slots)
             self.barrier.wait()
         except threading.BrokenBarrierError:
-            raise RankWaitedError(f"rank {rank} waited in its collective call number {self.calls[rank]}") from None
+            raise RankWaitedError(tr("rank {rank} waited in its collective call number {call}", rank=rank,
+                                     call=self.calls[rank])) from None
         return values
 
     def all_reduce(self, tensor, op=dist.ReduceOp.SUM, group=None, async_op=False):
@@ -88,7 +89,7 @@ class ThreadRanks:
                   dist.ReduceOp.PRODUCT: lambda s: s.prod(0)}
         chosen = next((fn for key, fn in reduce.items() if op == key), None)
         if chosen is None:
-            raise NotImplementedError(f"the check's thread ranks do not support {op}")
+            raise NotImplementedError(tr("the check's thread ranks do not support {op}", op=op))
         tensor.copy_(chosen(stacked).to(tensor.dtype))
 
     def all_gather(self, tensor_list, tensor, group=None, async_op=False):

@@ -15,13 +15,21 @@ What a learner reads from the package (check hints, quiz feedback, grader feedba
 English in the code, as a `tr` template: ``tr("rank {rank} got {got}", rank=r, got=g)``.
 `ddp_lessons.i18n.messages_es.SPANISH` maps each English template to its Spanish one, side by side;
 `tests/test_translations.py` fails when a template has no Spanish entry (or an entry lost its template).
+
+Numbers follow the language: in Spanish a number field is written as the Spanish edition's prose writes
+numbers (decimal comma, a space between thousands: ``1 147 466``, ``4,59 MB``), in figures too
+(`ddp_lessons.plots.figures`). A value the learner reads as code (``lr=0.1``) keeps its dot: pass it
+as text, or convert it with ``!r`` / ``!s`` in the template.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import numbers
 import os
+import re
+import string
 from pathlib import Path
 
 from ddp_lessons.runtime.contract import LANGUAGE_ENV, SESSION_ENV  # the job contract names every variable
@@ -80,11 +88,49 @@ def table(lang: str) -> dict[str, str]:
     return {}
 
 
+NUMBER_MARKS = {"es": (",", " ")}
+"""{language: (decimal mark, thousands separator)} where they differ from English's "." and ","."""
+_NUMBER_TEXT = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
+
+
+def number(value: float, spec: str = "", *, lang: str | None = None) -> str:
+    """`value` formatted with `spec` (as ``format(value, spec)``), in the language's notation:
+    ``number(4.59, ".2f")`` is ``4.59`` in English, ``4,59`` in Spanish."""
+    return localize_numbers(format(value, spec), lang=lang)
+
+
+def localize_numbers(text: str, *, lang: str | None = None) -> str:
+    """`text` with every number written in English notation (``1,147,466``, ``4.59``, ``1.5e-05``)
+    rewritten in the language's; words and code around them are left alone."""
+    marks = NUMBER_MARKS.get(lang or language())
+    if marks is None:
+        return text
+    decimal, thousands = marks
+    swap = str.maketrans({".": decimal, ",": thousands})
+    return _NUMBER_TEXT.sub(lambda m: m[0].translate(swap), text)
+
+
+class _Formatter(string.Formatter):
+    """str.format that writes number fields in the language's notation."""
+
+    def __init__(self, lang: str):
+        self.lang = lang
+
+    def format_field(self, value, format_spec):
+        text = super().format_field(value, format_spec)
+        if isinstance(value, numbers.Real) and not isinstance(value, bool):
+            return localize_numbers(text, lang=self.lang)
+        return text
+
+
 def tr(english: str, *, lang: str | None = None, **fields) -> str:
-    """`english` in the notebook's language (or `lang`), its ``{fields}`` filled in like str.format.
+    """`english` in the notebook's language (or `lang`), its ``{fields}`` filled in like str.format,
+    numbers written the language's way (`number`).
 
     A template with no translation yet is shown in English (the completeness test forbids it in the
     translated parts of the course)."""
     lang = lang or language()
     template = english if lang == SOURCE else table(lang).get(english, english)
+    if lang in NUMBER_MARKS:
+        return _Formatter(lang).vformat(template, (), fields)
     return template.format(**fields)

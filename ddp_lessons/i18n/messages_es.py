@@ -1124,7 +1124,7 @@ SPANISH = {
     "rank on cuda:0), then lower the batch size per rank, or use mixed precision or sharding (FSDP)":
         "la GPU de este rank está llena: compruebe que cada rank usa su propia GPU "
         "(`torch.cuda.set_device(local_rank)`, no todos los ranks en cuda:0); después reduzca el tamaño de lote "
-        "por rank, o utilice precisión mixta o particionado (FSDP)",
+        "por rank, o utilice precisión mixta o fragmentación (FSDP)",
     "CUDA was used in the parent before this process was forked (`notebook_launcher` forks the kernel; "
     "`multiprocessing` with fork; DataLoader workers after a CUDA call): restart the kernel and touch no GPU before "
     "`notebook_launcher`, or start ranks with torchrun or `mp.spawn`, and give DataLoader workers "
@@ -1197,12 +1197,12 @@ SPANISH = {
     "Lessons": "Lecciones",
     "Exercises": "Ejercicios",
     "Guides": "Guías",
-    "Take-home files": "Archivos para llevarse",
+    "Take-home files": "Archivos de referencia",
     "README: setup, commands, troubleshooting": "README: instalación, comandos, problemas frecuentes",
     "This page is not translated yet: here it is in English.": "Esta página aún no está traducida: aquí está en inglés.",
     "This page exists only in Spanish.": "Esta página solo existe en español.",
     "A file of the course to take home: the lessons run it, and so can you, from the course's folder.":
-        "Un archivo del curso para llevarse: las lecciones lo ejecutan, y usted también puede hacerlo, desde la "
+        "Un archivo de referencia del curso: las lecciones lo ejecutan, y usted también puede hacerlo, desde la "
         "carpeta del curso.",
     "Used in: {lessons}.": "Se usa en: {lessons}.",
     "Run it yourself": "Ejecútela usted",
@@ -1220,4 +1220,595 @@ SPANISH = {
         "soluciones no se publican. ¿Es la primera vez? La [instalación]({setup}) son dos comandos.",
     "Not translated yet": "Aún sin traducir",
     "Only in Spanish": "Solo en español",
+
+    # ddp_lessons.plots.coverage, ddp_lessons.sampling.epoch_note and ddp_lessons.explorer (lesson 5)
+    "dataset index": "índice en el conjunto de datos",
+    "epoch": "época",
+    "{world} ranks, {size} samples": "{world} ranks, {size} muestras",
+    "WRONG mental model: rank r takes the r-th contiguous block":
+        "Modelo mental ERRÓNEO: el rank r toma el r-ésimo bloque contiguo",
+    "DistributedSampler (shuffle=False): rank r takes positions r, r+W, r+2W, ...":
+        "DistributedSampler (shuffle=False): el rank r toma las posiciones r, r+W, r+2W, ...",
+    "expected one list of per-rank shards per epoch, e.g. [sampling.all_shards(size, world, epoch=e) for e in "
+    "range(3)]; for a single epoch pass [sampling.all_shards(...)]":
+        "se esperaba una lista de fragmentos por rank para cada época, p. ej. `[sampling.all_shards(size, world, "
+        "epoch=e) for e in range(3)]`; para una sola época pase `[sampling.all_shards(...)]`",
+    "epoch {epoch} ({note})": "época {epoch} ({note})",
+    "epoch {epoch}": "época {epoch}",
+    "rank {rank}": "rank {rank}",
+    "visited twice (padding)": "visitado dos veces (relleno)",
+    "the padding's repeat": "la repetición del relleno",
+    "never visited (drop_last)": "nunca visitado (drop_last)",
+    "number = the rank's step": "número = el paso del rank",
+    "+{count} repeated": "+{count} repetidos",
+    "-{count} dropped": "-{count} descartados",
+    "dataset size": "tamaño del conjunto de datos",
+    "epochs": "épocas",
+    "call sampler.set_epoch(epoch)": "llamar a sampler.set_epoch(epoch)",
+    "every index exactly once": "cada índice exactamente una vez",
+    "same order every epoch (set_epoch not called)": "el mismo orden en cada época (no se llama a set_epoch)",
+    "new order every epoch": "un orden nuevo en cada época",
+    "no shuffle: same order every epoch": "sin barajado: el mismo orden en cada época",
+    "{world} rank(s) x {per_rank} samples = {visits} visits of {size} samples per epoch: {note}; {order}":
+        "{world} rank(s) x {per_rank} muestras = {visits} visitas de {size} muestras por época: {note}; {order}",
+    "size={size}, world={world}, shuffle={shuffle}, drop_last={drop_last}, set_epoch {called}":
+        "size={size}, world={world}, shuffle={shuffle}, drop_last={drop_last}, set_epoch {called}",
+    "on": "sí",
+    "off": "no",
+
+    # ddp_lessons.plots.diagrams (lessons 1-3)
+    "draw between 2 and 8 GPUs, got {world_size}": "dibuje entre 2 y 8 GPU, no {world_size}",
+    "need nodes >= 1, ranks_per_node >= 1 and gpus_per_node >= 0":
+        "se necesita nodes >= 1, ranks_per_node >= 1 y gpus_per_node >= 0",
+    "node {node}\nGROUP_RANK={node}": "nodo {node}\nGROUP_RANK={node}",
+    "cuda:(local_rank % {gpus}), shared (gloo)": "cuda:(local_rank % {gpus}), compartida (gloo)",
+    "{nodes} node(s) x {ranks} ranks, {gpus} GPU(s) per node\nrank = node x {ranks} + local_rank;  device = {rule}":
+        "{nodes} nodo(s) x {ranks} ranks, {gpus} GPU por nodo\nrank = nodo x {ranks} + local_rank;  "
+        "dispositivo = {rule}",
+    "DataParallel: GPU 0": "DataParallel: GPU 0",
+    "DDP: each rank": "DDP: cada rank",
+    "number of GPUs": "número de GPU",
+    "MB sent + received per step": "MB enviados + recibidos por paso",
+    "Traffic per training step: DataParallel's GPU 0 vs one DDP rank":
+        "Tráfico por paso de entrenamiento: la GPU 0 de DataParallel frente a un rank de DDP",
+    "one Python process, one thread per GPU": "un proceso de Python, un hilo por GPU",
+    "GPU 0\nwhole batch, outputs,\nloss, optimizer.step()": "GPU 0\nlote entero,\nsalidas, pérdida,\noptimizer.step()",
+    "GPU {gpu}\nreplica": "GPU {gpu}\nréplica",
+    "GPU 0 sends: inputs, weights, output grads": "la GPU 0 envía: entradas, pesos, gradientes de las salidas",
+    "GPU 0 receives: outputs, gradients": "la GPU 0 recibe: salidas, gradientes",
+    "DataParallel: every step passes through GPU 0": "DataParallel: cada paso pasa por la GPU 0",
+    "process {rank}\nGPU {rank}\nown data shard": "proceso {rank}\nGPU {rank}\nsu fragmento de datos",
+    "ring all-reduce\nof gradients,\nduring backward()": "all-reduce en anillo\nde los gradientes,\ndurante backward()",
+    "weights are broadcast once, in DDP(model); afterwards only gradients move":
+        "los pesos se envían por broadcast una vez, en DDP(model); después solo se mueven gradientes",
+    "DDP: one process per GPU, only gradients move": "DDP: un proceso por GPU, solo se mueven gradientes",
+
+    # ddp_lessons.plots.collectives (lesson 2's playground)
+    "give at least one panel with one row per rank": "dé al menos un panel con una fila por rank",
+    "give one arrival and one departure time per rank": "dé un instante de llegada y uno de salida por rank",
+    "last rank arrives": "llega el último rank",
+    "seconds after the first rank arrived (dot: arrival, bar: waiting in the barrier)":
+        "segundos desde que llegó el primer rank (punto: llegada; barra: espera en la barrera)",
+    "dist.barrier(): every rank leaves after the last one arrives":
+        "dist.barrier(): cada rank sale cuando ha llegado el último",
+    # ddp_lessons.plots.gradients (lesson 4)
+    "{mean} ranks' mean-loss gradients but {summed} sum-loss ones":
+        "gradientes de la pérdida media de {mean} ranks, pero de la pérdida sumada de {summed}",
+    "loss = mean over the batch": "pérdida = media sobre el lote",
+    "loss = sum over the batch": "pérdida = suma sobre el lote",
+    "Gradient after backward(): {world} DDP ranks vs one process on the whole batch":
+        "Gradiente después de backward(): {world} ranks de DDP frente a un proceso con el lote entero",
+    "rank {rank} has {got} gradient entries, expected {expected}":
+        "el rank {rank} tiene {got} componentes de gradiente; se esperaban {expected}",
+    "DDP rank {rank}": "rank {rank} de DDP",
+    "one process, whole batch: gradient entry": "un proceso, lote entero: componente del gradiente",
+    "DDP rank after backward(): gradient entry": "rank de DDP después de backward(): componente del gradiente",
+    # ddp_lessons.plots.grading (the class report, docs/INSTRUCTORS.md)
+    "a student": "un estudiante",
+    "median": "mediana",
+    "score (% of the exercise's points)": "nota (% de los puntos del ejercicio)",
+    "Score distribution per exercise": "Distribución de notas por ejercicio",
+    "students passing the check (%); red: under {share:.0f} %":
+        "estudiantes que superan la comprobación (%); en rojo: por debajo del {share:.0f} %",
+    "Pass rate of every check": "Porcentaje de aprobados de cada comprobación",
+    "Class report": "Informe de la clase",
+    # ddp_lessons.plots.precision (lesson 13)
+    "run {name!r} recorded no step times": "la ejecución {name!r} no registró tiempos de paso",
+    "no runs to plot": "no hay ejecuciones que dibujar",
+    "step": "paso",
+    "loss (mean over ranks)": "pérdida (media sobre los ranks)",
+    "loss curves": "curvas de pérdida",
+    "loss - loss of {name}": "pérdida - pérdida de {name}",
+    "difference from the first": "diferencia con la primera",
+    "ms per step (median)": "ms por paso (mediana)",
+    "step time on this machine": "tiempo por paso en esta máquina",
+    "MiB per step": "MiB por paso",
+    "handed to all_reduce": "entregados a all_reduce",
+    "Same model, same data: precision settings compared":
+        "Mismo modelo, mismos datos: ajustes de precisión comparados",
+    # ddp_lessons.plots.training (lessons 7 and 8)
+    "single process": "un solo proceso",
+    "Training loss of each rank's shard": "Pérdida de entrenamiento del fragmento de cada rank",
+    "both runs need a record from the same ranks, in the same order":
+        "las dos ejecuciones necesitan un registro de los mismos ranks, en el mismo orden",
+    "rank {rank}, run 1": "rank {rank}, ejecución 1",
+    "rank {rank}, run 2 (resumed)": "rank {rank}, ejecución 2 (reanudada)",
+    "checkpoint loaded (epoch {epoch})": "checkpoint cargado (época {epoch})",
+    "Training resumed from a checkpoint": "Entrenamiento reanudado desde un checkpoint",
+    "mean loss of the epoch (log scale)": "pérdida media de la época (escala logarítmica)",
+
+    # ddp_lessons.plots.measure (lesson 11)
+    "single process: {accuracy:.1f} %": "un solo proceso: {accuracy:.1f} %",
+    "accuracy (%)": "exactitud (%)",
+    "Validation accuracy, counted four ways": "Exactitud de validación, contada de cuatro maneras",
+    "rank {rank}'s own batch (what rank 0 prints)": "el lote propio del rank {rank} (lo que imprime el rank 0)",
+    "rank {rank}'s own batch": "el lote propio del rank {rank}",
+    "all-reduced mean (every step)": "media tras el all-reduce (en cada paso)",
+    "mean of the last {k} steps (1 all-reduce per {k})": "media de los últimos {k} pasos (1 all-reduce cada {k})",
+    "training loss": "pérdida de entrenamiento",
+    "What gets logged: rank 0's loss vs the global mean": "Qué se registra: la pérdida del rank 0 frente a la media global",
+    "optimizer steps": "pasos del optimizador",
+    "held-out loss (log scale)": "pérdida en datos reservados (escala logarítmica)",
+    "samples seen (steps x global batch)": "muestras vistas (pasos x lote global)",
+    "Held-out loss of each setup": "Pérdida en datos reservados de cada configuración",
+    # ddp_lessons.plots.timeline (lesson 6)
+    "backward compute": "cálculo de backward()",
+    "bucket {index} all-reduce": "all-reduce del bucket {index}",
+    "loss.backward() returns": "loss.backward() termina",
+    "optimizer.step(): no communication": "optimizer.step(): sin comunicación",
+    "ms since loss.backward() was called ({clock})": "ms desde la llamada a loss.backward() ({clock})",
+    "ms since loss.backward() was called": "ms desde la llamada a loss.backward()",
+    "host clock": "reloj del host",
+    "CUDA events, device time": "eventos CUDA, tiempo del dispositivo",
+    "{count} bucket(s)": "{count} bucket(s)",
+    "a layer's backward (number = layer)": "backward() de una capa (número = capa)",
+    "all-reduce queued: launched, waiting for a free gloo worker":
+        "all-reduce en cola: lanzado, esperando un hilo de gloo libre",
+    "all-reduce running": "all-reduce en curso",
+    "all-reduce, launch (tick) to completion": "all-reduce, del lanzamiento (marca) a su fin",
+    "DDP launches the bucket": "DDP lanza el bucket",
+
+    # ddp_lessons.plots.scaling (lesson 9)
+    "ideal (linear)": "ideal (lineal)",
+    "speedup over 1 rank (log2)": "aceleración respecto a 1 rank (log2)",
+    "Speedup: samples/s at n ranks ÷ samples/s at 1 rank":
+        "Aceleración (speedup): muestras/s con n ranks ÷ muestras/s con 1 rank",
+    "ideal (100 %)": "ideal (100 %)",
+    "efficiency (speedup ÷ ranks)": "eficiencia (aceleración ÷ ranks)",
+    "Scaling efficiency": "Eficiencia del escalado",
+    "compute: step inside no_sync ({label})": "cálculo: paso dentro de no_sync ({label})",
+    "DDP overhead at 1 rank, nothing sent": "sobrecarga de DDP con 1 rank, sin enviar nada",
+    "exposed communication + DDP overhead": "comunicación expuesta + sobrecarga de DDP",
+    "{what}: sync − no_sync ({label})": "{what}: sync − no_sync ({label})",
+    "all-reduce in flight, comm hook ({label})": "all-reduce en curso, comm hook ({label})",
+    "{count} ranks": "{count} ranks",
+    "1 rank": "1 rank",
+    "world size (threads per rank below it)": "world size (debajo, los hilos por rank)",
+    "milliseconds per step (median)": "milisegundos por paso (mediana)",
+    "Where a step's time goes: {experiment}": "En qué se va el tiempo de un paso: {experiment}",
+    "  {ms:.3g} ms, {count:g} all-reduce(s)": "  {ms:.3g} ms, {count:g} all-reduce",
+    "milliseconds per optimizer step (median; whiskers: quartiles)":
+        "milisegundos por paso del optimizador (mediana; bigotes: cuartiles)",
+    "{title} ({world} ranks, {label})": "{title} ({world} ranks, {label})",
+    "Step time": "Tiempo por paso",
+    "{label}: no measured step times for {experiment!r} with both sync='every' and sync='never'":
+        "{label}: no hay tiempos de paso medidos para {experiment!r} con sync='every' y con sync='never'",
+    "no row for {experiment!r}, sync={sync!r}, world size {world}":
+        "no hay ninguna fila para {experiment!r}, sync={sync!r}, world size {world}",
+    "world size (ranks, log2 axis)": "world size (ranks, eje log2)",
+    "threads unknown": "hilos desconocidos",
+    "1 thread": "1 hilo",
+    "{count} threads": "{count} hilos",
+
+    # ddp_lessons.plots.comm (lesson 16)
+    "every rank needs the same number of steps": "todos los ranks necesitan el mismo número de pasos",
+    "all": "todos",
+    "start": "inicio",
+    "Ring all-reduce, from the ranks' tensors: whose data each chunk holds (orange edge: the chunk sent to rank + "
+    "1 in that step)":
+        "All-reduce en anillo, a partir de los tensores de los ranks: de quién son los datos de cada trozo (borde "
+        "naranja: el trozo enviado al rank + 1 en ese paso)",
+    "measured, {n} ranks": "medido, {n} ranks",
+    "fit, {n} ranks": "ajuste, {n} ranks",
+    "β from ≥ {mib:g} MiB, {n} ranks": "β desde ≥ {mib:g} MiB, {n} ranks",
+    "1/β = {gbs:.2f} GB/s (all sizes)": "1/β = {gbs:.2f} GB/s (todos los tamaños)",
+    "1/β = {gbs:.2f} GB/s (≥ {mib:g} MiB)": "1/β = {gbs:.2f} GB/s (≥ {mib:g} MiB)",
+    "α = {alpha:.3f} ms\n1/β = {gbs:.2f} GB/s\ndotted: knee (α = β·moved)":
+        "α = {alpha:.3f} ms\n1/β = {gbs:.2f} GB/s\npunteado: codo (α = β·movido)",
+    "message size (bytes, log2 axis)": "tamaño del mensaje (bytes, eje log2)",
+    "all-reduce time (ms, log axis)": "tiempo del all-reduce (ms, eje logarítmico)",
+    "time ≈ α + β · 2(n−1)/n · size": "tiempo ≈ α + β · 2(n−1)/n · tamaño",
+    "bus bandwidth (GB/s)": "ancho de banda de bus (GB/s)",
+    "busbw = size / time · 2(n−1)/n (nccl-tests)": "busbw = tamaño / tiempo · 2(n−1)/n (nccl-tests)",
+    "{name}: {hidden:.1f} ms hidden behind backward, {exposed:.1f} ms exposed":
+        "{name}: {hidden:.1f} ms ocultos tras backward(), {exposed:.1f} ms expuestos",
+    "ms after backward starts (one colour per bucket; |: its gradients ready; dashed: backward ends)":
+        "ms desde que empieza backward() (un color por bucket; |: sus gradientes están listos; discontinua: "
+        "termina backward())",
+    "{model}, bucket_cap_mb {cap}": "{model}, bucket_cap_mb {cap}",
+    "default": "por defecto",
+    "backward": "backward()",
+    "ms per step": "ms por paso",
+    "compute (no communication)": "cálculo (sin comunicación)",
+    "exposed communication": "comunicación expuesta",
+    "rank {rank} (slow)": "rank {rank} (lento)",
+    "ms per step (median): colour = the rank's own work, grey = waiting in the all-reduce":
+        "ms por paso (mediana): color = el trabajo propio del rank; gris = espera en el all-reduce",
+    "Every rank's step takes as long as the slowest rank's": "El paso de cada rank dura lo que el del rank más lento",
+
+    # ddp_lessons.runtime.diagnose: RankFailedError and RunTimeoutError (the launcher's failures, lessons 7 and 10)
+    "often the out-of-memory killer; check dmesg / memory per rank":
+        "a menudo, el OOM killer del sistema (memoria agotada); mire dmesg y la memoria por rank",
+    "a crash in native code (C++/CUDA, an extension, or torch itself), not a Python error":
+        "un fallo en código nativo (C++/CUDA, una extensión o el propio torch), no un error de Python",
+    "native code called abort() (a failed C++ check, 'terminate called ...')":
+        "el código nativo llamó a abort() (una comprobación de C++ fallida, 'terminate called ...')",
+    "a bad memory access, often a full /dev/shm (shared memory for DataLoader workers)":
+        "un acceso a memoria inválido, a menudo porque /dev/shm está lleno (la memoria compartida de los workers "
+        "de DataLoader)",
+    "an arithmetic fault in native code": "un error aritmético en código nativo",
+    "an illegal CPU instruction in native code (a binary built for another CPU)":
+        "una instrucción de CPU ilegal en código nativo (un binario compilado para otra CPU)",
+    "asked to stop (by torchrun, a scheduler or a person)":
+        "se le pidió que parase (torchrun, un gestor de colas o una persona)",
+    "interrupted (Ctrl-C)": "interrumpido (Ctrl-C)",
+    " after rank {root} failed": " después de que fallara el rank {root}",
+    " - a consequence of rank {root} leaving early": " - consecuencia de que el rank {root} saliera antes de tiempo",
+    " - a consequence of rank {root}'s failure": " - consecuencia del fallo del rank {root}",
+    "exited (code 0){when} while rank {peer} was still {waiting}: a rank left the training loop early":
+        "terminó (código 0){when} mientras el rank {peer} seguía {waiting}: un rank salió antes de tiempo del "
+        "bucle de entrenamiento",
+    "in the training loop": "en el bucle de entrenamiento",
+    "{seconds:.1f} s after the job started": "{seconds:.1f} s después de empezar el trabajo",
+    "at {file}:{line}": "en {file}:{line}",
+    "in {call}() {place}": "dentro de {call}() {place}",
+    "failed: {error}": "falló: {error}",
+    "was killed by {name} (signal {number})": "murió por {name} (señal {number})",
+    "exited with code {code} without a Python traceback": "terminó con el código {code} sin traceback de Python",
+    "lost its connection to a peer ({error}: ... {words} ...)": "perdió la conexión con otro rank ({error}: ... {words} ...)",
+    "was stopped by torchrun ({signal})": "fue detenido por torchrun ({signal})",
+    "failed with exit code {code}": "falló con el código de salida {code}",
+    "failed (no exit code, no error recorded)": "falló (sin código de salida ni error registrado)",
+    "signal {number}": "señal {number}",
+    "torchrun exited with code {code} before any rank reported an error:":
+        "torchrun terminó con el código {code} antes de que ningún rank informara de un error:",
+    "rank {rank} {cause}": "el rank {rank} {cause}",
+    "every failed rank, root cause first:": "todos los ranks que fallaron, la causa raíz primero:",
+    "  rank {rank}: {cause}": "  rank {rank}: {cause}",
+    "    (nothing)": "    (nada)",
+    "the end of rank {rank}'s output:": "el final de la salida del rank {rank}:",
+    "(all output: result.rank_lines; run directory: {run_dir})":
+        "(toda la salida: result.rank_lines; carpeta de la ejecución: {run_dir})",
+    "after raising {error}": "tras lanzar {error}",
+    "its Python ended without an error": "su Python terminó sin error",
+    "had already exited{when} ({how})": "ya había terminado{when} ({how})",
+    "the job did not finish within {timeout:g} s and was killed (all {count} processes). A run that stops making "
+    "progress is usually a hang: one rank waits in a collective (all_reduce, barrier, DDP's backward) that another "
+    "rank never reaches. Rerun with env={{'TORCH_DISTRIBUTED_DEBUG': 'DETAIL'}} to see which collective.":
+        "el trabajo no terminó dentro del tiempo límite (timeout) de {timeout:g} s y se detuvo (sus {count} "
+        "procesos). Una ejecución que deja de avanzar suele ser un bloqueo: un rank espera en una operación "
+        "colectiva (all_reduce, barrier, el backward de DDP) a la que otro rank no llega nunca. Vuelva a "
+        "ejecutarla con env={{'TORCH_DISTRIBUTED_DEBUG': 'DETAIL'}} para ver cuál.",
+    "{ranks} had already exited while the others waited: a rank that leaves early (a rank-local return, break or "
+    "early stop) leaves its peers waiting for it in a collective.":
+        "salida anticipada mientras los demás esperaban: {ranks}. Un rank que sale antes de tiempo (un return, un "
+        "break o una parada temprana solo en ese rank) deja a los demás esperándolo en una operación colectiva.",
+    "last output of rank {rank}:": "última salida del rank {rank}:",
+    "where each rank was (Python stacks taken with {tool}; full stacks: err.result.stacks[rank]):":
+        "dónde estaba cada rank (pilas de Python tomadas con {tool}; pilas completas: err.result.stacks[rank]):",
+    "no stack (no live process of this rank)": "sin pila (no queda ningún proceso vivo de este rank)",
+    # ddp_lessons.runtime.hang_report: where each rank of a hung job or cell was
+    "no Python stacks could be captured: {why}": "no se pudo tomar ninguna pila de Python: {why}",
+    "unknown reason": "motivo desconocido",
+    "stack capture failed: {error!r}": "falló la captura de las pilas: {error!r}",
+
+    # ddp_lessons.backend: what each rank prints about its backend, device and threads (every lesson)
+    "{backend} on {device}, {threads} thread(s): {reason}": "{backend} en {device}, {threads} hilo(s): {reason}",
+    "{variable}={forced!r}: choose one of {choices}": "{variable}={forced!r}: elija uno de {choices}",
+    "nccl needs one GPU per local rank: {ranks} ranks, {gpus} GPU(s); use gloo to share GPUs or the CPU":
+        "nccl necesita una GPU por rank local: {ranks} ranks, {gpus} GPU; utilice gloo para compartir GPU o la CPU",
+    "no GPU on this machine: gloo on CPU": "no hay GPU en esta máquina: gloo en la CPU",
+    "gloo asked for explicitly": "gloo pedido explícitamente",
+    "each of {ranks} local rank(s) has its own GPU ({gpus} visible)":
+        "cada uno de los {ranks} rank(s) locales tiene su propia GPU ({gpus} visibles)",
+    "{ranks} ranks share {gpus} GPU(s): nccl allows one rank per GPU":
+        "{ranks} ranks comparten {gpus} GPU: nccl admite un rank por GPU",
+    # ddp_lessons.launch: why a run cannot start as asked
+    "nproc must be a whole number >= 1 (one process per rank), got {nproc!r}":
+        "nproc debe ser un número entero >= 1 (un proceso por rank), no {nproc!r}",
+    "nnodes must be a whole number >= 1, got {nnodes!r}": "nnodes debe ser un número entero >= 1, no {nnodes!r}",
+    "training script not found: {script} (write it first, e.g. with %%writefile, relative to {folder})":
+        "no se encuentra el script de entrenamiento: {script} (escríbalo antes, p. ej. con %%writefile, con la ruta "
+        "relativa a {folder})",
+    "unknown backend {backend!r}; choose one of {choices}": "backend desconocido {backend!r}; elija uno de {choices}",
+    "backend 'nccl' needs CUDA GPUs and this machine has none; use backend='gloo' (or leave backend unset to choose "
+    "automatically)":
+        "el backend 'nccl' necesita GPU CUDA y esta máquina no tiene ninguna; utilice backend='gloo' (o no indique "
+        "el backend para que se elija automáticamente)",
+    "backend 'nccl' needs one GPU per rank: {ranks} ranks but {gpus} GPU(s). NCCL refuses two ranks on one GPU "
+    "('Duplicate GPU detected'); use backend='gloo' to let several ranks share a GPU, or lower nproc":
+        "el backend 'nccl' necesita una GPU por rank: {ranks} ranks, pero {gpus} GPU. NCCL rechaza dos ranks en "
+        "una misma GPU ('Duplicate GPU detected'); utilice backend='gloo' para que varios ranks compartan una GPU, "
+        "o reduzca nproc",
+    "{gpus} GPU(s) cannot be split over {nodes} simulated nodes, so no node sees one: gloo on CPU":
+        "{gpus} GPU no se pueden repartir entre {nodes} nodos simulados, así que ningún nodo ve ninguna: gloo en la "
+        "CPU",
+    # ddp_lessons.runtime.stacks: where a hung rank waits, and why a stack could not be taken
+    " (called from {file}:{line})": " (llamado desde {file}:{line})",
+    "not in {file}": "fuera de {file}",
+    "no Python stack in the dump": "no hay ninguna pila de Python en el volcado",
+    "no Python frames (the thread runs native code only)": "no hay marcos de Python (el hilo solo ejecuta código nativo)",
+    "no live rank process was found": "no se encontró ningún proceso vivo de los ranks",
+    "py-spy not tried: {variable}={tool}": "no se probó py-spy: {variable}={tool}",
+    "py-spy is not installed": "py-spy no está instalado",
+    "py-spy could not read the ranks: {why}": "py-spy no pudo leer los ranks: {why}",
+    "py-spy took longer than {timeout:.1f} s": "py-spy tardó más de {timeout:.1f} s",
+    "py-spy could not start ({error})": "py-spy no pudo arrancar ({error})",
+    "py-spy exited with code {code}": "py-spy terminó con el código {code}",
+    "the faulthandler fallback needs SIGUSR1, which this system lacks":
+        "la alternativa con faulthandler necesita SIGUSR1, que este sistema no tiene",
+    "faulthandler got no stack from rank(s) {ranks}": "faulthandler no obtuvo ninguna pila del rank o los ranks {ranks}",
+    # ddp_lessons.live: live ranks (%ranks, %%ranks, %ranks_gather; lessons 0 and 2, docs/LIVE.md)
+    "where each rank was waiting (Python stacks taken with {tool}; full stacks: `%ranks stacks` or "
+    "err.result.stacks[rank]):":
+        "dónde esperaba cada rank (pilas de Python tomadas con {tool}; pilas completas: `%ranks stacks` o "
+        "err.result.stacks[rank]):",
+    "finished": "terminó",
+    "raised": "lanzó una excepción",
+    "interrupted": "interrumpido",
+    "still running: did not stop when interrupted (stuck in native code, e.g. waiting in a collective for a rank "
+    "that never called it)":
+        "sigue en marcha: no se detuvo al interrumpirlo (atascado en código nativo, p. ej. esperando en una "
+        "operación colectiva a un rank que nunca la llamó)",
+    "its process ended during the cell (it crashed or was killed, or torchrun stopped it because another rank's "
+    "process ended)":
+        "su proceso terminó durante la celda (falló o lo mataron, o torchrun lo detuvo porque terminó el proceso "
+        "de otro rank)",
+    "the cell ran past its timeout ({timeout:g} s) and was interrupted on every rank":
+        "la celda superó su tiempo límite (timeout) de {timeout:g} s y se interrumpió en todos los ranks",
+    "the cell was interrupted (KeyboardInterrupt) on every rank":
+        "la celda se interrumpió (KeyboardInterrupt) en todos los ranks",
+    "rank {rank} raised {error}": "el rank {rank} lanzó {error}",
+    "rank {rank}'s process ended": "terminó el proceso del rank {rank}",
+    "the cell failed": "la celda falló",
+    "the group was stopped because a rank could not be stopped any other way; `%ranks restart` starts a fresh one "
+    "(every rank's variables are gone)":
+        "se detuvo el grupo porque un rank no se podía detener de otra manera; `%ranks restart` arranca uno nuevo "
+        "(las variables de todos los ranks se han perdido)",
+    "the group is still usable (each rank keeps its variables)":
+        "el grupo se puede seguir usando (cada rank conserva sus variables)",
+    "no live ranks yet: run `%ranks start 2` first": "todavía no hay ranks en vivo: ejecute antes `%ranks start 2`",
+    "ranks are written 0 or 0,1 or 0-3 (or all), not {text!r}":
+        "los ranks se escriben 0, 0,1 o 0-3 (o all), no {text!r}",
+    "live ranks stopped": "ranks en vivo detenidos",
+    "no live ranks to stop": "no hay ranks en vivo que detener",
+    "usage: %ranks start N | status | stacks | restart | stop, or %%ranks [RANKS] as a cell":
+        "uso: %ranks start N | status | stacks | restart | stop, o %%ranks [RANKS] como celda",
+    "live ranks are already running: `%ranks restart` for a fresh group, or `%ranks stop` first":
+        "los ranks en vivo ya están en marcha: `%ranks restart` para un grupo nuevo, o antes `%ranks stop`",
+    "{count} ranks joined the process group in {seconds:.1f} s":
+        "{count} ranks se unieron al grupo de procesos en {seconds:.1f} s",
+    "give the ranks once: `%%ranks 0,1` or `%%ranks --ranks 0,1`":
+        "indique los ranks una sola vez: `%%ranks 0,1` o `%%ranks --ranks 0,1`",
+    "usage: %ranks_gather [--ranks 0,1] EXPRESSION": "uso: %ranks_gather [--ranks 0,1] EXPRESIÓN",
+    "no stacks: they are taken when a cell runs past its timeout (or a rank will not stop)":
+        "no hay pilas: se toman cuando una celda supera su tiempo límite (timeout) o un rank no se detiene",
+    "the controller to write its connection file": "el archivo de conexión del controlador",
+    "{count} ranks to join the process group and register":
+        "que {count} ranks se unieran al grupo de procesos y se registraran",
+    "the controller": "el controlador",
+    "the torchrun agent": "el agente de torchrun",
+    "{who} exited with code {code} while waiting for {what}; the end of its log:":
+        "{who} terminó con el código {code} mientras se esperaba {what}; el final de su registro:",
+    "timed out after {timeout:g} s waiting for {what}; the end of torchrun's log:":
+        "se agotó el tiempo límite (timeout) de {timeout:g} s esperando {what}; el final del registro de torchrun:",
+    "engines reported ranks {got}, expected {expected}": "los engines dijeron ser los ranks {got}; se esperaban {expected}",
+    "    (no log)": "    (sin registro)",
+    "no live ranks running": "no hay ranks en vivo en marcha",
+    "no live ranks are running: start them with `%ranks start 2` (or `%ranks restart` after a stop)":
+        "no hay ranks en vivo en marcha: arránquelos con `%ranks start 2` (o con `%ranks restart` después de un stop)",
+    "no rank {rank}: the group has ranks {ranks}": "no existe el rank {rank}: el grupo tiene los ranks {ranks}",
+    "cell line {line}": "la línea {line} de la celda",
+    "line {line} of an earlier cell": "la línea {line} de una celda anterior",
+    "at {place}": "en {place}",
+    " (called at cell line {line}{source})": " (llamado en la línea {line} de la celda{source})",
+    "not in a cell": "fuera de una celda",
+
+    # ddp_lessons.runtime.progress: live progress bars and their text lines (run_torchrun(progress=True), lesson 11)
+    "waiting for the first step": "esperando el primer paso",
+    "samples/s": "muestras/s",
+    "steps/s": "pasos/s",
+    "{speed:,.0f} {unit}": "{speed:,.0f} {unit}",
+    "step {step}/{total}, {speed}": "paso {step}/{total}, {speed}",
+    "[progress] rank {rank}: {progress}": "[progreso] rank {rank}: {progress}",
+    "[progress] rank {rank} done: {progress}": "[progreso] rank {rank} terminado: {progress}",
+    "[progress] rank {rank} stopped: {progress}": "[progreso] rank {rank} detenido: {progress}",
+    "[progress] display stopped: {error!r}": "[progreso] la visualización se detuvo: {error!r}",
+
+    # ddp_lessons.accelerate_launch (lesson 14)
+    "accelerate launch did not finish within {timeout:g} s and was killed (all {count} processes)":
+        "accelerate launch no terminó dentro del tiempo límite (timeout) de {timeout:g} s y se detuvo (sus {count} "
+        "procesos)",
+    "accelerate launch exited with code {code}{error};": "accelerate launch terminó con el código {code}{error};",
+    "the end of its output:": "el final de su salida:",
+
+    # ddp_lessons.tooling.doctor: `python -m ddp_lessons doctor` (make doctor)
+    "CUDA_VISIBLE_DEVICES={hidden!r} hides every GPU; unset it": "CUDA_VISIBLE_DEVICES={hidden!r} oculta todas las GPU; elimínela",
+    "check `nvidia-smi` and the NVIDIA driver; in a container, start it with GPU access (docker run --gpus all, with "
+    "the NVIDIA container toolkit); check CUDA_VISIBLE_DEVICES":
+        "compruebe `nvidia-smi` y el driver de NVIDIA; en un contenedor, arránquelo con acceso a las GPU (`docker run "
+        "--gpus all`, con el NVIDIA container toolkit); compruebe CUDA_VISIBLE_DEVICES",
+    "this torch is a CUDA {cuda} build but sees no GPU: {hint}":
+        "este torch está compilado con CUDA {cuda}, pero no ve ninguna GPU: {hint}",
+    "GPU hint: {hint}": "pista sobre la GPU: {hint}",
+    "course choice for one rank per GPU ({nproc} local ranks): {backend} on {devices} ({reason})":
+        "elección del curso con un rank por GPU ({nproc} ranks locales): {backend} en {devices} ({reason})",
+    "smoke test, one rank per GPU: PASSED ({nproc}-rank all_reduce with {backend}, {seconds} s)":
+        "prueba rápida, un rank por GPU: SUPERADA (all_reduce de {nproc} ranks con {backend}, {seconds} s)",
+    "smoke test, one rank per GPU: FAILED (NCCL peer-to-peer or a small /dev/shm are common causes in containers: "
+    "rerun with NCCL_DEBUG=INFO)":
+        "prueba rápida, un rank por GPU: FALLIDA (en contenedores, las causas habituales son la comunicación punto a "
+        "punto de NCCL o un /dev/shm pequeño: vuelva a ejecutarla con NCCL_DEBUG=INFO)",
+    "python {python}, torch {torch} (CUDA build: {cuda})": "python {python}, torch {torch} (compilado con CUDA: {cuda})",
+    "none": "ninguna",
+    "CPU cores available: {cores}": "núcleos de CPU disponibles: {cores}",
+    "GPUs: {gpus}": "GPU: {gpus}",
+    "backends: {backends}": "backends: {backends}",
+    "yes": "sí",
+    "no": "no",
+    "course choice for {nproc} local ranks: {backend} on {device}, {threads} thread(s) per rank ({reason})":
+        "elección del curso para {nproc} ranks locales: {backend} en {device}, {threads} hilo(s) por rank ({reason})",
+    "stacks of hung ranks: {tool} works": "pilas de los ranks bloqueados: {tool} funciona",
+    "stacks of hung ranks: cannot be captured here": "pilas de los ranks bloqueados: no se pueden tomar aquí",
+    "memory": "memoria",
+    "processes": "procesos",
+    "disk": "disco",
+    "output": "salida",
+    "grading limits here: {limits}": "límites de la evaluación aquí: {limits}",
+    "{kind} by {how}": "{kind} con {how}",
+    " (no cgroup: {why})": " (sin cgroup: {why})",
+    "smoke test: PASSED ({nproc}-rank all_reduce with {backend}, {seconds} s including torchrun start-up)":
+        "prueba rápida: SUPERADA (all_reduce de {nproc} ranks con {backend}, {seconds} s contando el arranque de "
+        "torchrun)",
+    "smoke test: FAILED": "prueba rápida: FALLIDA",
+    "{name} {have} installed, {constraints} pins {wanted}": "{name} {have} instalado, {constraints} fija {wanted}",
+    "missing": "ausente",
+    "{problem}: this environment is not the pinned test environment; remove it (rm -rf .venv) and run make test "
+    "again, which reinstalls the pinned versions":
+        "{problem}: este entorno no es el entorno de pruebas fijado; bórrelo (rm -rf .venv) y vuelva a ejecutar make "
+        "test, que reinstala las versiones fijadas",
+
+    # ddp_lessons.tooling.course: `make course` / `make course-es` and `course --store`
+    "cell timed out after {timeout} s": "una celda superó el tiempo límite (timeout) de {timeout} s",
+    "kernel died: {error}": "el kernel murió: {error}",
+    "seconds": "segundos",
+    "status": "estado",
+    "{ok} ok, {failed} failed": "{ok} bien, {failed} con fallos",
+    "no lessons (NN_*.ipynb) found in {folder}": "no hay lecciones (NN_*.ipynb) en {folder}",
+    # ddp_lessons.tooling.exercises: `make-exercises`
+    "run `python -m ddp_lessons make-exercises` to regenerate":
+        "ejecute `python -m ddp_lessons make-exercises` para regenerarlos",
+    "error: {error}": "error: {error}",
+    "wrote {path}": "se escribió {path}",
+    "warning: {path} has no solution in {solutions}; delete it if it is retired":
+        "aviso: {path} no tiene solución en {solutions}; bórrelo si ya no se usa",
+    "{count} exercise(s) updated from {solutions}": "{count} ejercicio(s) actualizado(s) a partir de {solutions}",
+    "{path}: missing": "{path}: no existe",
+    "{path}: differs from its solution": "{path}: no coincide con su solución",
+    "{path}: has no solution in {solutions}": "{path}: no tiene solución en {solutions}",
+
+    # ddp_lessons.bench and base.scaling_results: `python -m ddp_lessons bench`, lesson 9's table and documents
+    "experiment": "experimento",
+    "ms/step": "ms/paso",
+    "IQR ms": "RIC ms",
+    "effic.": "efic.",
+    "allred/step": "allred/paso",
+    "{cpu}, {cores} cores": "{cpu}, {cores} núcleos",
+    "this machine": "esta máquina",
+    "measured by ddp_lessons.bench on {hardware} ({backend} on {device}, torch {torch}), {created}":
+        "medido por ddp_lessons.bench en {hardware} ({backend} en {device}, torch {torch}), {created}",
+    "saved {path}": "guardado en {path}",
+
+    # ddp_lessons.comm_results, tooling.comm_bench and tooling.bench_live: lesson 16, `bench-comm`, `bench-live`
+    "25 MB (default)": "25 MB (por defecto)",
+    "{mb:g} MB": "{mb:g} MB",
+    "all-reduce {predicted:.1f} ms predicted / {flight:.1f} ms in flight ({ratio:.2f}); ":
+        "all-reduce {predicted:.1f} ms predichos / {flight:.1f} ms en curso ({ratio:.2f}); ",
+    "{model}, bucket_cap_mb {cap}, {count} bucket(s): {flight}exposed {exposed:.1f} ms predicted / {measured:.1f} "
+    "ms measured ({exposed_ratio}); step {step:.1f} / {step_measured:.1f} ms ({step_ratio:.2f})":
+        "{model}, bucket_cap_mb {cap}, {count} bucket(s): {flight}expuesto {exposed:.1f} ms predichos / "
+        "{measured:.1f} ms medidos ({exposed_ratio}); paso {step:.1f} / {step_measured:.1f} ms ({step_ratio:.2f})",
+    "n/a: nothing measured": "n/d: no se midió nada",
+    "model": "modelo",
+    "bucket cap": "tope de bucket",
+    "comm pred": "com. pred",
+    "in flight": "en curso",
+    "exposed pred": "expuesto pred",
+    "exposed meas": "expuesto med",
+    "step pred": "paso pred",
+    "step meas": "paso med",
+    "ratio": "razón",
+    "time = {alpha:.3f} ms + moved bytes / {gbs:.2f} GB/s; knee at {knee:.0f} KB on {world} ranks; largest residual "
+    "{worst:+.0%}":
+        "tiempo = {alpha:.3f} ms + bytes movidos / {gbs:.2f} GB/s; codo en {knee:.0f} KB con {world} ranks; mayor "
+        "residuo {worst:+.0%}",
+    "{cpu}, {cores} cores, {backend} on {device}, {world} ranks x {threads} thread(s), torch {torch}; load average "
+    "{before} before, {after} after":
+        "{cpu}, {cores} núcleos, {backend} en {device}, {world} ranks x {threads} hilo(s), torch {torch}; carga media "
+        "{before} antes, {after} después",
+    "all-reduce sweep: {fit}": "barrido de all-reduce: {fit}",
+    "predictions use beta from messages of at least 1 MiB: bus bandwidth {gbs:.2f} GB/s":
+        "las predicciones usan la beta de los mensajes de al menos 1 MiB: ancho de banda de bus {gbs:.2f} GB/s",
+    "unknown": "desconocida",
+    "live ranks on {nproc} ranks, {cores} CPU core(s); load average {before:.2f} before, {after:.2f} after":
+        "ranks en vivo con {nproc} ranks, {cores} núcleo(s) de CPU; carga media {before:.2f} antes, {after:.2f} después",
+    "  start the live group (torchrun + engines): {seconds:7.2f} s (once)":
+        "  arrancar el grupo en vivo (torchrun + engines): {seconds:7.2f} s (una vez)",
+    "  trivial %%ranks cell, median of {count:>3}: {seconds:7.3f} s  (goal <= 0.5 s)":
+        "  celda %%ranks trivial, mediana de {count:>3}: {seconds:7.3f} s  (objetivo <= 0,5 s)",
+    "  1 MB all_reduce cell, median of {count:>3}: {seconds:7.3f} s  (goal <= 1 s)":
+        "  celda con un all_reduce de 1 MB, mediana de {count:>3}: {seconds:7.3f} s  (objetivo <= 1 s)",
+    "  same all_reduce as a fresh run_torchrun, median of {count}: {seconds:7.2f} s":
+        "  el mismo all_reduce con un run_torchrun nuevo, mediana de {count}: {seconds:7.2f} s",
+    "  fresh launch / live cell: {ratio:7.0f} x": "  lanzamiento nuevo / celda en vivo: {ratio:7.0f} x",
+
+    # lesson helpers: ddp_lessons.traffic (lesson 1), .sharding (lesson 15), .comm_model (lesson 16), .records
+    "scatter inputs": "reparto de las entradas",
+    "replicate weights": "réplica de los pesos",
+    "gather outputs": "recogida de las salidas",
+    "scatter output gradients": "reparto de los gradientes de las salidas",
+    "sum replica gradients": "suma de los gradientes de las réplicas",
+    "all-reduce gradients (ring)": "all-reduce de los gradientes (anillo)",
+    "world_size must be >= 1, got {world_size}": "world_size debe ser >= 1, no {world_size}",
+    "{value!r} is not one of {known}": "{value!r} no es ninguno de {known}",
+    "torch has no ZeRO-2 of its own; FSDP2 with reshard_after_forward=False is 'fsdp' after the step and holds "
+    "`gathered_bytes` during it":
+        "torch no tiene un ZeRO-2 propio; FSDP2 con reshard_after_forward=False es 'fsdp' después del paso y "
+        "mantiene `gathered_bytes` durante él",
+    "a fit needs at least two different message sizes": "un ajuste necesita al menos dos tamaños de mensaje distintos",
+    "every time must be positive": "todos los tiempos deben ser positivos",
+    "no message of at least {size:g} bytes to fit beta on":
+        "no hay ningún mensaje de al menos {size:g} bytes con el que ajustar beta",
+    "no records named {name!r} in {directory} (did every rank call records.write with this name?)":
+        "no hay registros llamados {name!r} en {directory} (¿llamaron todos los ranks a records.write con ese "
+        "nombre?)",
+
+    # ddp_lessons.tracebacks: a failed rank's error and its line in the learner's script (lessons 7 and 10)
+    "an exception (see its traceback)": "una excepción (véase su traceback)",
+    "(no frame in {file})": "(ningún marco en {file})",
+
+    # ddp_lessons.sampling, .quiz, .checks.metrics (its thread ranks), base.scaling_results: errors a learner meets
+    "rank must be in [0, {world_size}), got {rank}": "rank debe estar en [0, {world_size}), no {rank}",
+    "rank {rank} visits index {index}, outside the data set [0, {size})":
+        "el rank {rank} visita el índice {index}, fuera del conjunto de datos [0, {size})",
+    "{choice!r} is not one of the options (use a letter a-{last})":
+        "{choice!r} no es ninguna de las opciones (use una letra de la a a la {last})",
+    "rank {rank} waited in its collective call number {call}":
+        "el rank {rank} se quedó esperando en su llamada colectiva número {call}",
+    "the check's thread ranks do not support {op}": "los ranks (hilos) de la comprobación no admiten {op}",
+    "{path}: not a {schema} document (schema {found!r})": "{path}: no es un documento {schema} (esquema {found!r})",
+
+    # ddp_lessons.scripts: the course's rank scripts (lessons 9, 14, 16, exercises 10 and 12, doctor)
+    "ddp_lessons/scripts has no {name}": "ddp_lessons/scripts no tiene {name}",
+    "unknown model {name!r}: choose 'cnn' or 'mlp'": "modelo desconocido {name!r}: elija 'cnn' o 'mlp'",
+    "sync={mode}: {ms:.1f} ms/step": "sync={mode}: {ms:.1f} ms/paso",
+    "{name}, bucket_cap_mb={cap}: {every:.1f} ms/step, {never:.1f} ms without communication":
+        "{name}, bucket_cap_mb={cap}: {every:.1f} ms/paso, {never:.1f} ms sin comunicación",
+    "rank 0 killed in its torch.save number {crash_at} (from 0): {how} (injected)":
+        "el rank 0 murió en su torch.save número {crash_at} (contando desde 0): {how} (provocado)",
+    "in the middle of torch.save to {path}": "en mitad de torch.save en {path}",
+    "right after open(..., {mode!r}) on the snapshot": "justo después de open(..., {mode!r}) sobre el snapshot",
+    "just before os.{kind} onto the snapshot": "justo antes de os.{kind} sobre el snapshot",
+    "at dist.barrier(): the snapshot itself was never written": "en dist.barrier(): el snapshot ni siquiera se escribió",
+    "rank {rank} finished {epochs} epochs": "el rank {rank} terminó {epochs} épocas",
+    "rank {rank}: step {step} done": "rank {rank}: paso {step} hecho",
+    "{backend}; all_reduce sum = {got:g} (expected {expected:g})":
+        "{backend}; suma del all_reduce = {got:g} (se esperaba {expected:g})",
+
+    # ddp_lessons.diffs (lessons 7, 12, 14) and .checksums
+    "{notebook} has no '%%writefile {path}' cell": "{notebook} no tiene ninguna celda '%%writefile {path}'",
+    "{name!r} is a {kind}, not a tensor": "{name!r} es un {kind}, no un tensor",
+
+    # ddp_lessons.journal
+    "unknown event {event!r} (one of {events})": "evento desconocido {event!r} (uno de {events})",
 }

@@ -12,6 +12,7 @@ import contextlib
 import time
 from typing import TYPE_CHECKING, Sequence
 
+from ddp_lessons.i18n import tr
 from ddp_lessons.live import hangs
 from ddp_lessons.live.results import CellEnd, CellResult, LiveError, collect
 from ddp_lessons.runtime import processes
@@ -62,12 +63,12 @@ class CellRunner:
     def _targets(self, ranks: Sequence[int] | None) -> list[int]:
         group = self.group
         if not group.running:
-            raise LiveError("no live ranks are running: start them with `%ranks start 2` "
-                            "(or `%ranks restart` after a stop)")
+            raise LiveError(tr("no live ranks are running: start them with `%ranks start 2` "
+                               "(or `%ranks restart` after a stop)"))
         ranks = group.ranks if ranks is None else sorted(set(ranks))
         wrong = [r for r in ranks if r not in group.engines]
         if wrong:
-            raise LiveError(f"no rank {wrong[0]}: the group has ranks {group.ranks}")
+            raise LiveError(tr("no rank {rank}: the group has ranks {ranks}", rank=wrong[0], ranks=group.ranks))
         return ranks
 
     def _view(self, ranks: list[int]):

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ddp_lessons import backend as _backend
-from ddp_lessons import launch
+from ddp_lessons import i18n, launch
+from ddp_lessons.i18n import tr
 from ddp_lessons.live.cells import CellRunner
 from ddp_lessons.live.results import CellResult, LiveError
 from ddp_lessons.records import new_run_dir
@@ -46,7 +47,7 @@ class RankGroup:
                  env: Mapping[str, str] | None = None, cell_timeout: float = DEFAULT_CELL_TIMEOUT,
                  start_timeout: float = START_TIMEOUT, runs_root: str | os.PathLike = "runs"):
         if not isinstance(nproc, int) or nproc < 1:
-            raise LiveError(f"nproc must be a whole number >= 1 (one process per rank), got {nproc!r}")
+            raise LiveError(tr("nproc must be a whole number >= 1 (one process per rank), got {nproc!r}", nproc=nproc))
         launch.validate(WORKER, nproc, backend)
         self.nproc, self.backend, self.env = nproc, backend, dict(env or {})
         self.threads = threads_per_rank or _backend.threads_per_rank(nproc)
@@ -82,7 +83,8 @@ class RankGroup:
         self.run_dir = new_run_dir("live", self.runs_root).resolve()
         profile, cluster_id = self.run_dir / "ipython", f"ddp-live-{uuid.uuid4().hex[:8]}"
         profile.mkdir()
-        common = {**os.environ, "PYTHONUNBUFFERED": "1", contract.KERNEL_PID_ENV: str(os.getpid())}
+        common = {**os.environ, "PYTHONUNBUFFERED": "1", contract.KERNEL_PID_ENV: str(os.getpid()),
+                  contract.LANGUAGE_ENV: os.environ.get(contract.LANGUAGE_ENV) or i18n.language()}
         ipp_args = [f"--profile-dir={profile}", f"--cluster-id={cluster_id}", "--log-level=WARN"]
         self._running.set()
         atexit.register(self.stop)
@@ -99,10 +101,10 @@ class RankGroup:
             client_file = profile / "security" / f"ipcontroller-{cluster_id}-client.json"
             deadline = time.monotonic() + self.start_timeout
             self._wait_until(lambda: _whole_json(client_file), deadline,
-                             "the controller to write its connection file")
+                             tr("the controller to write its connection file"))
             self.client = ipyparallel.Client(str(client_file), timeout=max(5.0, deadline - time.monotonic()))
             self._wait_until(lambda: len(self.client.ids) >= self.nproc, deadline,
-                             f"{self.nproc} ranks to join the process group and register")
+                             tr("{count} ranks to join the process group and register", count=self.nproc))
             self._map_ranks()
         except BaseException:
             self.stop()
@@ -131,11 +133,13 @@ class RankGroup:
         while not ready():
             for name, child in (("controller", self._controller), ("torchrun", self._agent)):
                 if child is not None and child.poll() is not None:
-                    raise LiveError(f"the {name} exited with code {child.returncode} while waiting for "
-                                    f"{what}; the end of its log:\n{self.log_tail(name)}")
+                    who = tr("the controller") if name == "controller" else tr("the torchrun agent")
+                    raise LiveError(tr("{who} exited with code {code} while waiting for {what}; the end of its log:",
+                                       who=who, code=child.returncode, what=what)
+                                    + "\n" + self.log_tail(name))
             if time.monotonic() > deadline:
-                raise LiveError(f"timed out after {self.start_timeout:g} s waiting for {what}; the end of "
-                                f"torchrun's log:\n{self.log_tail('torchrun')}")
+                raise LiveError(tr("timed out after {timeout:g} s waiting for {what}; the end of torchrun's log:",
+                                   timeout=self.start_timeout, what=what) + "\n" + self.log_tail("torchrun"))
             time.sleep(0.1)
 
     def _map_ranks(self) -> None:
@@ -143,7 +147,8 @@ class RankGroup:
         reports = self.client[:].apply_async(_identify).get_dict(timeout=self.start_timeout)
         by_rank = {report["rank"]: (engine, report) for engine, report in reports.items()}
         if sorted(by_rank) != self.ranks:
-            raise LiveError(f"engines reported ranks {sorted(by_rank)}, expected {self.ranks}")
+            raise LiveError(tr("engines reported ranks {got}, expected {expected}", got=sorted(by_rank),
+                               expected=self.ranks))
         for rank, (engine, report) in sorted(by_rank.items()):
             self.engines[rank], self.pids[rank] = engine, report["pid"]
             self.describe[rank] = report["describe"]
@@ -152,7 +157,7 @@ class RankGroup:
         """The last `lines` lines of the controller's or torchrun's log, rank markers made readable."""
         path = self.run_dir / f"{name}.log" if self.run_dir else None
         if path is None or not path.exists():
-            return "    (no log)"
+            return tr("    (no log)")
         text = contract.RANK_MARK_PATTERN.sub(lambda m: f"[rank {m.group(1)}] ", path.read_text(errors="replace"))
         return "\n".join("    " + line for line in text.splitlines()[-lines:])
 
@@ -213,7 +218,7 @@ class RankGroup:
     def status(self) -> str:
         """One line per rank: its pid and backend, or that the group is not running."""
         if not self.running:
-            return "no live ranks running"
+            return tr("no live ranks running")
         return "\n".join(f"[rank {r}] pid {self.pids[r]}, engine {self.engines[r]}: {self.describe[r]}"
                          for r in self.ranks)
 

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from ddp_lessons import tracebacks
+from ddp_lessons.i18n import tr
 from ddp_lessons.runtime import hang_report, stacks
 from ddp_lessons.runtime.rank_output import shorten_paths
 
@@ -64,19 +65,22 @@ def where(text: str, cells: dict[str, str], current: str | None = None) -> str:
         if name is None:  # a module of the learner's own, imported by a cell
             linecache.checkcache(user.file)
             source = linecache.getline(user.file, user.line).strip()
-            place = f"at {shorten_paths(user.file)}:{user.line}" + (f": {source}" if source else "")
+            place = tr("at {file}:{line}", file=shorten_paths(user.file), line=user.line) \
+                + (f": {source}" if source else "")
         else:
-            label = f"cell line {user.line}" if name == current else f"line {user.line} of an earlier cell"
-            place = f"at {label}{_source(cells, name, user.line)}"
+            label = tr("cell line {line}", line=user.line) if name == current \
+                else tr("line {line} of an earlier cell", line=user.line)
+            place = tr("at {place}", place=label) + _source(cells, name, user.line)
         outer = [frames[i] for i in mine if cell(frames[i]) == current]
         if name != current and outer:  # a function an earlier cell or a module defined, called by this cell
-            place += f" (called at cell line {outer[-1].line}{_source(cells, current, outer[-1].line)})"
+            place += tr(" (called at cell line {line}{source})", line=outer[-1].line,
+                        source=_source(cells, current, outer[-1].line))
         return place
 
     # the thread that runs the cell (in IPython's run_code), whichever got the signal
     return stacks.locate(text, runs_ours=lambda frames: any(f.func.endswith("run_code") for f in frames),
                          is_mine=lambda frame: cell(frame) is not None or tracebacks.is_learner_file(frame.file),
-                         here=here, show=shorten_paths, outside="not in a cell")
+                         here=here, show=shorten_paths, outside=tr("not in a cell"))
 
 
 def _source(cells: dict[str, str], name: str | None, line: int) -> str:

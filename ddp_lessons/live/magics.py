@@ -18,6 +18,7 @@ import time
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 
+from ddp_lessons.i18n import tr
 from ddp_lessons.live.group import RankGroup
 
 _group: RankGroup | None = None
@@ -26,7 +27,7 @@ _group: RankGroup | None = None
 def current() -> RankGroup:
     """The notebook's live group (started or stopped); UsageError before `%ranks start`."""
     if _group is None:
-        raise UsageError("no live ranks yet: run `%ranks start 2` first")
+        raise UsageError(tr("no live ranks yet: run `%ranks start 2` first"))
     return _group
 
 
@@ -40,7 +41,7 @@ def parse_ranks(text: str | None) -> list[int] | None:
             first, _, last = part.strip().partition("-")
             ranks += range(int(first), int(last or first) + 1)
     except ValueError:
-        raise UsageError(f"ranks are written 0 or 0,1 or 0-3 (or all), not {text!r}") from None
+        raise UsageError(tr("ranks are written 0 or 0,1 or 0-3 (or all), not {text!r}", text=text)) from None
     return sorted(set(ranks))
 
 
@@ -85,7 +86,7 @@ class RankMagics(Magics):
         if command == "stop":
             if _group is not None:
                 _group.stop()
-            print("live ranks stopped" if _group is not None else "no live ranks to stop")
+            print(tr("live ranks stopped") if _group is not None else tr("no live ranks to stop"))
             return None
         if command == "status":
             print(current().status())
@@ -93,15 +94,15 @@ class RankMagics(Magics):
         if command == "stacks":
             print(stacks_text(current()))
             return None
-        raise UsageError("usage: %ranks start N | status | stacks | restart | stop, or %%ranks [RANKS] "
-                         "as a cell")
+        raise UsageError(tr("usage: %ranks start N | status | stacks | restart | stop, or %%ranks [RANKS] "
+                            "as a cell"))
 
     def _start(self, arguments: str) -> None:
         global _group
         options = _start_parser().parse_args(shlex.split(arguments))
         if _group is not None and _group.running:
-            raise UsageError("live ranks are already running: `%ranks restart` for a fresh group, "
-                             "or `%ranks stop` first")
+            raise UsageError(tr("live ranks are already running: `%ranks restart` for a fresh group, "
+                                "or `%ranks stop` first"))
         started = time.monotonic()
         group = RankGroup(options.nproc, backend=options.backend, threads_per_rank=options.threads,
                           **({"cell_timeout": options.timeout} if options.timeout else {}))
@@ -113,12 +114,13 @@ class RankMagics(Magics):
     def _announce(group: RankGroup, started: float) -> None:
         for rank in group.ranks:
             print(f"[rank {rank}] {group.describe[rank]}")
-        print(f"{group.nproc} ranks joined the process group in {time.monotonic() - started:.1f} s")
+        print(tr("{count} ranks joined the process group in {seconds:.1f} s", count=group.nproc,
+                 seconds=time.monotonic() - started))
 
     def _run_cell(self, line: str, cell: str) -> None:
         options = _cell_parser().parse_args(shlex.split(line))
         if options.ranks and options.ranks_option:
-            raise UsageError("give the ranks once: `%%ranks 0,1` or `%%ranks --ranks 0,1`")
+            raise UsageError(tr("give the ranks once: `%%ranks 0,1` or `%%ranks --ranks 0,1`"))
         result = current().execute(cell, parse_ranks(options.ranks or options.ranks_option),
                                    timeout=options.timeout)
         result.show()
@@ -131,12 +133,12 @@ class RankMagics(Magics):
         words = line.strip().split(None, 2)
         if words and words[0] == "--ranks":
             if len(words) < 3:
-                raise UsageError("usage: %ranks_gather [--ranks 0,1] EXPRESSION")
+                raise UsageError(tr("usage: %ranks_gather [--ranks 0,1] EXPRESSION"))
             ranks, expression = parse_ranks(words[1]), words[2]
         else:
             expression = line.strip()
         if not expression:
-            raise UsageError("usage: %ranks_gather [--ranks 0,1] EXPRESSION")
+            raise UsageError(tr("usage: %ranks_gather [--ranks 0,1] EXPRESSION"))
         result = current().evaluate(expression, ranks)
         if not result.ok:
             result.show()  # the failing rank's traceback, then every rank's state
@@ -148,9 +150,9 @@ def stacks_text(group: RankGroup) -> str:
     """The last cell's per-rank Python stacks (taken on a timeout), rank by rank, or why there are none."""
     result = group.last_result
     if result is None or not (result.stacks or result.stack_note):
-        return "no stacks: they are taken when a cell runs past its timeout (or a rank will not stop)"
+        return tr("no stacks: they are taken when a cell runs past its timeout (or a rank will not stop)")
     if not result.stacks:
-        return f"no Python stacks could be captured: {result.stack_note}"
+        return tr("no Python stacks could be captured: {why}", why=result.stack_note)
     return result.hang.full_stacks()
 
 

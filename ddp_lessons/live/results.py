@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from ddp_lessons.base.compat import StrEnum
+from ddp_lessons.i18n import tr
 from ddp_lessons.runtime.hang_report import HangFields, HangReport, Wording
 from ddp_lessons.tracebacks import exception_text
 
@@ -35,12 +36,16 @@ class CellEnd(StrEnum):
     RANK_ENDED = "ended"  # a rank's process ended (torchrun then ends the others)
 
 
-STATES = {RankState.OK: "finished", RankState.ERROR: "raised", RankState.INTERRUPTED: "interrupted",
-          RankState.RUNNING: "still running: did not stop when interrupted (stuck in native code, e.g. "
-                             "waiting in a collective for a rank that never called it)",
-          RankState.EXITED: "its process ended during the cell (it crashed or was killed, or torchrun "
-                            "stopped it because another rank's process ended)"}
-HANG_WORDING = Wording("was waiting", "`%ranks stacks` or err.result.stacks[rank]", indent="  ", separator=" ")
+STATES = {RankState.OK: lambda: tr("finished"), RankState.ERROR: lambda: tr("raised"),
+          RankState.INTERRUPTED: lambda: tr("interrupted"),
+          RankState.RUNNING: lambda: tr("still running: did not stop when interrupted (stuck in native code, e.g. "
+                                        "waiting in a collective for a rank that never called it)"),
+          RankState.EXITED: lambda: tr("its process ended during the cell (it crashed or was killed, or torchrun "
+                                       "stopped it because another rank's process ended)")}
+"""How each `RankState` reads in a cell's summary (in the notebook's language)."""
+HANG_WORDING = Wording(
+    lambda tool: tr("where each rank was waiting (Python stacks taken with {tool}; full stacks: `%ranks stacks` or "
+                    "err.result.stacks[rank]):", tool=tool), indent="  ", separator=" ")
 """How a cell's summary words its hang report: only the ranks whose stack was taken."""
 
 
@@ -105,22 +110,23 @@ class CellResult(HangFields):
     def summary(self) -> str:
         """Why the cell failed and the state of every rank, one line each."""
         if self.timed_out:
-            head = f"the cell ran past its timeout ({self.timeout:g} s) and was interrupted on every rank"
+            head = tr("the cell ran past its timeout ({timeout:g} s) and was interrupted on every rank",
+                      timeout=self.timeout)
         elif self.interrupted:
-            head = "the cell was interrupted (KeyboardInterrupt) on every rank"
+            head = tr("the cell was interrupted (KeyboardInterrupt) on every rank")
         else:
-            head = "; ".join([f"rank {out.rank} raised {out.error}" for out in self.outputs
+            head = "; ".join([tr("rank {rank} raised {error}", rank=out.rank, error=out.error) for out in self.outputs
                               if out.state == RankState.ERROR] +
-                             [f"rank {out.rank}'s process ended" for out in self.outputs
-                              if out.state == RankState.EXITED]) or "the cell failed"
-        states = [f"  rank {out.rank}: {STATES[out.state]}" + (f" ({out.error})" if out.error else "")
-                  for out in self.outputs]
+                             [tr("rank {rank}'s process ended", rank=out.rank) for out in self.outputs
+                              if out.state == RankState.EXITED]) or tr("the cell failed")
+        states = [tr("  rank {rank}: {cause}", rank=out.rank, cause=STATES[out.state]())
+                  + (f" ({out.error})" if out.error else "") for out in self.outputs]
         states += self.hang.lines(sorted(self.hang.where), HANG_WORDING)
         if self.group_stopped:
-            tail = ("the group was stopped because a rank could not be stopped any other way; "
-                    "`%ranks restart` starts a fresh one (every rank's variables are gone)")
+            tail = tr("the group was stopped because a rank could not be stopped any other way; `%ranks restart` "
+                      "starts a fresh one (every rank's variables are gone)")
         else:
-            tail = "the group is still usable (each rank keeps its variables)"
+            tail = tr("the group is still usable (each rank keeps its variables)")
         return "\n".join([head, *states, tail])
 
     def raise_for_failure(self) -> None:

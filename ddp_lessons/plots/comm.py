@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from ddp_lessons import comm_model
+from ddp_lessons.i18n import number, tr
 from ddp_lessons.plots.figures import new_figure, rank_color
 
 
@@ -34,7 +35,7 @@ def plot_ring(traces: Sequence[Trace]) -> Figure:
     chunk holds (dark = all: reduced), the text whose; an orange edge marks the chunk the rank sent."""
     world, steps = len(traces), len(traces[0])
     if any(len(trace) != steps for trace in traces):
-        raise ValueError("every rank needs the same number of steps")
+        raise ValueError(tr("every rank needs the same number of steps"))
     shades = colormaps["Blues"]
     fig, axes = new_figure(0.6 + 1.55 * steps, 0.9 + 0.45 * world, 1, steps, layout="constrained")
     for panel, ax in enumerate(axes[0]):
@@ -48,22 +49,28 @@ def plot_ring(traces: Sequence[Trace]) -> Figure:
                                        facecolor=shades(0.15 + 0.8 * len(held) / world),
                                        edgecolor="tab:orange" if sent else "white", linewidth=3 if sent else 1,
                                        gid=f"chunk:{panel}:{rank}:{chunk}"))
-                ax.text(chunk + 0.5, y + 0.5, "all" if full else "+".join(map(str, held)),
+                ax.text(chunk + 0.5, y + 0.5, tr("all") if full else "+".join(map(str, held)),
                         ha="center", va="center", fontsize=8, color="white" if full else "black")
         first = traces[0][panel]
-        ax.set_title(f"{first['phase']}" + (f" {first['step']}" if first["step"] else ""), fontsize=9)
+        ax.set_title(_phase(first["phase"]) + (f" {first['step']}" if first["step"] else ""), fontsize=9)
         ax.set_xlim(0, len(first["values"]))
         ax.set_ylim(0, world)
         ax.set_xticks([c + 0.5 for c in range(len(first["values"]))],
                       [f"c{c}" for c in range(len(first["values"]))], fontsize=8)
         ax.set_yticks([world - 0.5 - r for r in range(world)],
-                      [f"rank {r}" for r in range(world)] if panel == 0 else [""] * world, fontsize=8)
+                      [tr("rank {rank}", rank=r) for r in range(world)] if panel == 0 else [""] * world,
+                      fontsize=8)
         ax.tick_params(length=0)
         for side in ax.spines.values():
             side.set_visible(False)
-    fig.suptitle("Ring all-reduce, from the ranks' tensors: whose data each chunk holds "
-                 "(orange edge: the chunk sent to rank + 1 in that step)", fontsize=10)
+    fig.suptitle(tr("Ring all-reduce, from the ranks' tensors: whose data each chunk holds "
+                    "(orange edge: the chunk sent to rank + 1 in that step)"), fontsize=10)
     return fig
+
+
+def _phase(phase: str) -> str:
+    """A ring trace's phase (recorded in English by the ranks) in the notebook's language."""
+    return {"start": tr("start"), "reduce-scatter": "reduce-scatter", "all-gather": "all-gather"}.get(phase, phase)
 
 
 def plot_sweep(fitted: comm_model.Fit, title: str = "", large: comm_model.Fit | None = None,
@@ -78,32 +85,35 @@ def plot_sweep(fitted: comm_model.Fit, title: str = "", large: comm_model.Fit | 
         points = sorted((s, t) for s, w, t in fitted.points if w == n)
         xs, ts = [s for s, _ in points], [t for _, t in points]
         color = rank_color(n)
-        left.plot(xs, [t * 1e3 for t in ts], "o", color=color, label=f"measured, {n} ranks", gid=f"measured:{n}")
+        left.plot(xs, [t * 1e3 for t in ts], "o", color=color, label=tr("measured, {n} ranks", n=n), gid=f"measured:{n}")
         left.plot(sizes, [fitted.time(s, n) * 1e3 for s in sizes], "-", color=color, alpha=0.7,
-                  label=f"fit, {n} ranks", gid=f"fit:{n}")
+                  label=tr("fit, {n} ranks", n=n), gid=f"fit:{n}")
         right.plot(xs, [comm_model.busbw(s, t, n) / 1e9 for s, t in points], "o-", color=color,
-                   label=f"{n} ranks", gid=f"busbw:{n}")
+                   label=tr("{count} ranks", count=n), gid=f"busbw:{n}")
         if large is not None:
             big = [s for s in sizes if s >= large_from]
             left.plot(big, [large.time(s, n) * 1e3 for s in big], "--", color=color,
-                      label=f"β from ≥ {large_from / comm_model.MB:g} MiB, {n} ranks", gid=f"large:{n}")
+                      label=tr("β from ≥ {mib:g} MiB, {n} ranks", mib=large_from / comm_model.MB, n=n),
+                      gid=f"large:{n}")
         knee = fitted.knee_bytes(n)
         left.axvline(knee, color=color, linestyle=":", linewidth=1, gid=f"knee:{n}")
     right.axhline(fitted.bus_bandwidth / 1e9, color="black", linestyle="-", linewidth=1,
-                  label=f"1/β = {fitted.bus_bandwidth / 1e9:.2f} GB/s (all sizes)")
+                  label=tr("1/β = {gbs:.2f} GB/s (all sizes)", gbs=fitted.bus_bandwidth / 1e9))
     if large is not None:
         right.axhline(large.bus_bandwidth / 1e9, color="black", linestyle="--", linewidth=1,
-                      label=f"1/β = {large.bus_bandwidth / 1e9:.2f} GB/s (≥ {large_from / comm_model.MB:g} MiB)")
-    left.text(0.02, 0.97, f"α = {fitted.alpha * 1e3:.3f} ms\n1/β = {fitted.bus_bandwidth / 1e9:.2f} GB/s\n"
-                          "dotted: knee (α = β·moved)", transform=left.transAxes, va="top", fontsize=8)
+                      label=tr("1/β = {gbs:.2f} GB/s (≥ {mib:g} MiB)", gbs=large.bus_bandwidth / 1e9,
+                               mib=large_from / comm_model.MB))
+    left.text(0.02, 0.97, tr("α = {alpha:.3f} ms\n1/β = {gbs:.2f} GB/s\ndotted: knee (α = β·moved)",
+                             alpha=fitted.alpha * 1e3, gbs=fitted.bus_bandwidth / 1e9),
+              transform=left.transAxes, va="top", fontsize=8)
     for ax in (left, right):
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("message size (bytes, log2 axis)")
+        ax.set_xlabel(tr("message size (bytes, log2 axis)"))
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     left.set_yscale("log")
-    left.set(ylabel="all-reduce time (ms, log axis)", title="time ≈ α + β · 2(n−1)/n · size")
-    right.set(ylabel="bus bandwidth (GB/s)", title="busbw = size / time · 2(n−1)/n (nccl-tests)")
+    left.set(ylabel=tr("all-reduce time (ms, log axis)"), title=tr("time ≈ α + β · 2(n−1)/n · size"))
+    right.set(ylabel=tr("bus bandwidth (GB/s)"), title=tr("busbw = size / time · 2(n−1)/n (nccl-tests)"))
     if title:
         fig.suptitle(title, fontsize=11)
     return fig
@@ -120,20 +130,21 @@ def plot_step_prediction(predictions: dict[str, comm_model.StepPrediction]) -> F
                     color=rank_color(k), alpha=0.8, edgecolor="black", linewidth=0.5, gid=f"bucket:{name}:{k}")
             ax.plot([bucket.ready * 1e3], [0], "k|", markersize=14)
         ax.axvline(p.backward_end * 1e3, color="black", linestyle="--", linewidth=1)
-        ax.set_yticks([0, 1], ["all-reduce", "backward"], fontsize=8)
+        ax.set_yticks([0, 1], ["all-reduce", tr("backward")], fontsize=8)
         ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=10)
-        ax.set_title(f"{name}: {p.hidden * 1e3:.1f} ms hidden behind backward, {p.exposed * 1e3:.1f} ms exposed",
-                     fontsize=9, loc="left")
+        ax.set_title(tr("{name}: {hidden:.1f} ms hidden behind backward, {exposed:.1f} ms exposed", name=name,
+                        hidden=p.hidden * 1e3, exposed=p.exposed * 1e3), fontsize=9, loc="left")
         ax.grid(axis="x", alpha=0.3)
-    axes[-1, 0].set_xlabel("ms after backward starts (one colour per bucket; |: its gradients ready; "
-                           "dashed: backward ends)")
+    axes[-1, 0].set_xlabel(tr("ms after backward starts (one colour per bucket; |: its gradients ready; "
+                              "dashed: backward ends)"))
     return fig
 
 
 def plot_predicted_vs_measured(rows: Sequence[dict[str, Any]], labels: Sequence[str] | None = None) -> Figure:
     """A panel per row (a model at a bucket size), each on its own scale: the predicted and the
     measured step, split into compute and exposed communication."""
-    labels = labels or [f"{r['model']}, bucket_cap_mb {r['bucket_cap_mb'] or 'default'}" for r in rows]
+    labels = labels or [tr("{model}, bucket_cap_mb {cap}", model=r["model"], cap=r["bucket_cap_mb"] or tr("default"))
+                        for r in rows]
     fig, axes = new_figure(1.2 + 2.2 * len(rows), 3.6, 1, len(rows), layout="constrained")
     for i, (ax, row, label) in enumerate(zip(axes[0], rows, labels)):
         for x, kind in enumerate(("predicted", "measured")):
@@ -141,12 +152,12 @@ def plot_predicted_vs_measured(rows: Sequence[dict[str, Any]], labels: Sequence[
             compute, exposed = part["compute_s"] * 1e3, max(0.0, part["exposed_s"] * 1e3)
             ax.bar(x, compute, width=0.6, color="tab:blue", alpha=0.7, gid=f"{kind}:compute:{i}")
             ax.bar(x, exposed, bottom=compute, width=0.6, color="tab:orange", gid=f"{kind}:exposed:{i}")
-        ax.set_xticks([0, 1], ["predicted", "measured"], fontsize=8)
+        ax.set_xticks([0, 1], [tr("predicted"), tr("measured")], fontsize=8)
         ax.set_title(label, fontsize=9)
         ax.grid(axis="y", alpha=0.3)
-    axes[0, 0].set_ylabel("ms per step")
-    axes[0, 0].bar([0], [0], color="tab:blue", alpha=0.7, label="compute (no communication)")
-    axes[0, 0].bar([0], [0], color="tab:orange", label="exposed communication")
+    axes[0, 0].set_ylabel(tr("ms per step"))
+    axes[0, 0].bar([0], [0], color="tab:blue", alpha=0.7, label=tr("compute (no communication)"))
+    axes[0, 0].bar([0], [0], color="tab:orange", label=tr("exposed communication"))
     fig.legend(loc="outside lower center", ncols=2, fontsize=8)
     return fig
 
@@ -160,9 +171,9 @@ def plot_stragglers(step_s: Sequence[Sequence[float]], work_s: Sequence[Sequence
         y = len(step_s) - 1 - rank
         ax.barh(y, own, color=rank_color(rank), alpha=0.8, gid=f"rank:{rank}:work")
         ax.barh(y, max(0.0, step - own), left=own, color="lightgrey", hatch="..", gid=f"rank:{rank}:wait")
-        ax.text(step, y, f" {step:.0f} ms", va="center", fontsize=8)
-    ax.set_yticks(range(len(step_s)), [f"rank {r}" + (" (slow)" if r == slow_rank else "")
+        ax.text(step, y, f" {number(step, '.0f')} ms", va="center", fontsize=8)
+    ax.set_yticks(range(len(step_s)), [tr("rank {rank} (slow)", rank=r) if r == slow_rank else tr("rank {rank}", rank=r)
                                         for r in reversed(range(len(step_s)))])
-    ax.set_xlabel("ms per step (median): colour = the rank's own work, grey = waiting in the all-reduce")
-    ax.set_title("Every rank's step takes as long as the slowest rank's", fontsize=10)
+    ax.set_xlabel(tr("ms per step (median): colour = the rank's own work, grey = waiting in the all-reduce"))
+    ax.set_title(tr("Every rank's step takes as long as the slowest rank's"), fontsize=10)
     return fig

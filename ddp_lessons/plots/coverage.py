@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from ddp_lessons import sampling
+from ddp_lessons.i18n import tr
 from ddp_lessons.plots.figures import new_figure, rank_color, repeat_color, text_color
 from ddp_lessons.sampling import (  # noqa: F401 (lessons call coverage.contiguous_blocks, .shards_from_records)
     contiguous_blocks, epoch_note, index_visits, shards_from_records)
@@ -51,9 +52,9 @@ def draw_shard_coverage(ax: Axes, epochs: Sequence[Shards], size: int, title: st
     if size <= 2 * MAX_NUMBERED:
         ax.set_xticks(range(size))
         ax.tick_params(axis="x", labelsize=8 if size <= MAX_NUMBERED else 6)
-    ax.set_xlabel("dataset index")
-    ax.set_ylabel("epoch")
-    ax.set_title(title or f"{_world(epochs)} ranks, {size} samples")
+    ax.set_xlabel(tr("dataset index"))
+    ax.set_ylabel(tr("epoch"))
+    ax.set_title(title or tr("{world} ranks, {size} samples", world=_world(epochs), size=size))
     ax.legend(handles=_legend_handles(_world(epochs), repeated, dropped, numbered), loc="upper left",
               bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
     return ax
@@ -82,17 +83,17 @@ def plot_strided_vs_contiguous(size: int, world_size: int) -> Figure:
     """Figure: the wrong picture (contiguous blocks) above what DistributedSampler really does."""
     strided = sampling.all_shards(size, world_size, shuffle=False)
     return plot_coverage_panels({
-        "WRONG mental model: rank r takes the r-th contiguous block": [contiguous_blocks(size, world_size)],
-        "DistributedSampler (shuffle=False): rank r takes positions r, r+W, r+2W, ...": [strided],
+        tr("WRONG mental model: rank r takes the r-th contiguous block"): [contiguous_blocks(size, world_size)],
+        tr("DistributedSampler (shuffle=False): rank r takes positions r, r+W, r+2W, ..."): [strided],
     }, size)
 
 
 def _check_epochs(epochs: Sequence[Shards]) -> None:
     if not epochs or not all(isinstance(shards, Sequence) and all(isinstance(s, Sequence) for s in shards)
                              for shards in epochs):
-        raise ValueError("expected one list of per-rank shards per epoch, e.g. "
-                         "[sampling.all_shards(size, world, epoch=e) for e in range(3)]; "
-                         "for a single epoch pass [sampling.all_shards(...)]")
+        raise ValueError(tr("expected one list of per-rank shards per epoch, e.g. "
+                            "[sampling.all_shards(size, world, epoch=e) for e in range(3)]; "
+                            "for a single epoch pass [sampling.all_shards(...)]"))
 
 
 def _has_repeats(epochs: Sequence[Shards], size: int) -> bool:
@@ -101,7 +102,7 @@ def _has_repeats(epochs: Sequence[Shards], size: int) -> bool:
 
 def _row_label(epoch: int, shards: Shards, size: int) -> str:
     note = epoch_note(shards, size)
-    return f"epoch {epoch} ({note})" if note else f"epoch {epoch}"
+    return tr("epoch {epoch} ({note})", epoch=epoch, note=note) if note else tr("epoch {epoch}", epoch=epoch)
 
 
 def _world(epochs: Sequence[Shards]) -> int:
@@ -132,15 +133,15 @@ def _draw_cell(ax: Axes, index: int, row: int, seen: list[tuple[int, int, bool]]
 
 
 def _legend_handles(world: int, repeated: bool, dropped: bool, numbered: bool) -> list[Patch]:
-    handles = [Patch(facecolor=rank_color(r), label=f"rank {r}") for r in range(world)]
+    handles = [Patch(facecolor=rank_color(r), label=tr("rank {rank}", rank=r)) for r in range(world)]
     if repeated:
         handles.append(Patch(facecolor="white", edgecolor="black", linewidth=2,
-                             label="visited twice (padding)"))
+                             label=tr("visited twice (padding)")))
         handles.append(Patch(facecolor=repeat_color(0), edgecolor="black", linestyle=(0, (2, 1.5)),
-                             label="the padding's repeat"))
+                             label=tr("the padding's repeat")))
     if dropped:
         handles.append(Patch(facecolor=DROPPED_COLOR, edgecolor="#9a9a9a", hatch="xx",
-                             label="never visited (drop_last)"))
+                             label=tr("never visited (drop_last)")))
     if numbered:
-        handles.append(Patch(facecolor="none", edgecolor="none", label="number = the rank's step"))
+        handles.append(Patch(facecolor="none", edgecolor="none", label=tr("number = the rank's step")))
     return handles

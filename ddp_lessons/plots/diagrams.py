@@ -16,6 +16,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from ddp_lessons import backend
+from ddp_lessons.i18n import tr
 from ddp_lessons.plots.figures import new_figure
 
 SENT, RECEIVED, RING = "tab:blue", "tab:orange", "tab:green"
@@ -25,7 +26,7 @@ MB = 1e6
 def plot_dataparallel_vs_ddp(world_size: int = 4) -> Figure:
     """Side by side: DataParallel's hub at GPU 0 and DDP's ring of processes, for `world_size` GPUs."""
     if not 2 <= world_size <= 8:
-        raise ValueError(f"draw between 2 and 8 GPUs, got {world_size}")
+        raise ValueError(tr("draw between 2 and 8 GPUs, got {world_size}", world_size=world_size))
     fig, [[dp_axes, ddp_axes]] = new_figure(12, 5.4, 1, 2, layout="constrained")
     _draw_dataparallel(dp_axes, world_size)
     _draw_ddp(ddp_axes, world_size)
@@ -35,7 +36,7 @@ def plot_dataparallel_vs_ddp(world_size: int = 4) -> Figure:
 def plot_rank_layout(nodes: int = 2, ranks_per_node: int = 4, gpus_per_node: int = 4) -> Figure:
     """Each node's ranks as slots labelled rank, local_rank and device (the device `backend.choose` picks)."""
     if nodes < 1 or ranks_per_node < 1 or gpus_per_node < 0:
-        raise ValueError("need nodes >= 1, ranks_per_node >= 1 and gpus_per_node >= 0")
+        raise ValueError(tr("need nodes >= 1, ranks_per_node >= 1 and gpus_per_node >= 0"))
     label_width, slot_width, row_height = 1.6, 1.9, 1.7
     width = label_width + slot_width * ranks_per_node
     fig, [[ax]] = new_figure(width + 0.4, row_height * nodes + 0.6, layout="constrained")
@@ -43,7 +44,7 @@ def plot_rank_layout(nodes: int = 2, ranks_per_node: int = 4, gpus_per_node: int
     for node in range(nodes):
         bottom = row_height * (nodes - 1 - node) + 0.1
         ax.add_patch(_box(0.05, bottom, width - 0.1, 1.5, f"C{node}", f"node:{node}", 0.12))
-        ax.text(label_width / 2, bottom + 0.75, f"node {node}\nGROUP_RANK={node}", ha="center",
+        ax.text(label_width / 2, bottom + 0.75, tr("node {node}\nGROUP_RANK={node}", node=node), ha="center",
                 va="center", fontsize=9, weight="bold")
         for local_rank in range(ranks_per_node):
             rank = node * ranks_per_node + local_rank  # what torchrun assigns on equal-sized nodes
@@ -55,9 +56,10 @@ def plot_rank_layout(nodes: int = 2, ranks_per_node: int = 4, gpus_per_node: int
                     f"rank {rank}\nlocal_rank {local_rank}\n{device}", ha="center", va="center",
                     fontsize=9, gid=f"label:node{node}:local{local_rank}")
     device_rule = ("cpu" if gpus_per_node == 0 else "cuda:local_rank" if gpus_per_node >= ranks_per_node
-                   else f"cuda:(local_rank % {gpus_per_node}), shared (gloo)")
-    ax.set_title(f"{nodes} node(s) x {ranks_per_node} ranks, {gpus_per_node} GPU(s) per node\n"
-                 f"rank = node x {ranks_per_node} + local_rank;  device = {device_rule}", fontsize=10)
+                   else tr("cuda:(local_rank % {gpus}), shared (gloo)", gpus=gpus_per_node))
+    ax.set_title(tr("{nodes} node(s) x {ranks} ranks, {gpus} GPU(s) per node\n"
+                    "rank = node x {ranks} + local_rank;  device = {rule}", nodes=nodes, ranks=ranks_per_node,
+                    gpus=gpus_per_node, rule=device_rule), fontsize=10)
     return fig
 
 
@@ -67,13 +69,13 @@ def plot_traffic_per_step(rows: list[dict[str, float]]) -> Figure:
     positions = range(len(rows))
     fig, [[ax]] = new_figure(7, 4, layout="constrained")
     ax.bar([p - 0.2 for p in positions], [r["dataparallel_gpu0"] / MB for r in rows], width=0.4,
-           color=SENT, label="DataParallel: GPU 0")
+           color=SENT, label=tr("DataParallel: GPU 0"))
     ax.bar([p + 0.2 for p in positions], [r["ddp_per_rank"] / MB for r in rows], width=0.4,
-           color=RING, label="DDP: each rank")
+           color=RING, label=tr("DDP: each rank"))
     ax.set_xticks(list(positions), [str(n) for n in sizes])
-    ax.set_xlabel("number of GPUs")
-    ax.set_ylabel("MB sent + received per step")
-    ax.set_title("Traffic per training step: DataParallel's GPU 0 vs one DDP rank")
+    ax.set_xlabel(tr("number of GPUs"))
+    ax.set_ylabel(tr("MB sent + received per step"))
+    ax.set_title(tr("Traffic per training step: DataParallel's GPU 0 vs one DDP rank"))
     ax.legend()
     return fig
 
@@ -82,23 +84,23 @@ def _draw_dataparallel(ax: Axes, world_size: int) -> None:
     """GPU 0 on the left inside one process box; arrows out to and back from every other GPU."""
     _blank(ax, 10, 10)
     ax.add_patch(_box(0.2, 0.2, 9.6, 8.7, "whitesmoke", "process", 1.0))
-    ax.text(5, 8.45, "one Python process, one thread per GPU", ha="center", fontsize=10)
+    ax.text(5, 8.45, tr("one Python process, one thread per GPU"), ha="center", fontsize=10)
     gpu0 = (0.7, 3.3, 3.0, 2.4)
     ax.add_patch(_box(*gpu0, "tab:red", "gpu:0", 0.35))
-    ax.text(2.2, 4.5, "GPU 0\nwhole batch, outputs,\nloss, optimizer.step()", ha="center", va="center",
+    ax.text(2.2, 4.5, tr("GPU 0\nwhole batch, outputs,\nloss, optimizer.step()"), ha="center", va="center",
             fontsize=9)
     others = world_size - 1
     height = min(1.6, 6.6 / others - 0.25)
     for k in range(1, world_size):
         centre = 8.0 - (k - 0.5) * 6.6 / others
         ax.add_patch(_box(6.6, centre - height / 2, 2.8, height, "tab:gray", f"gpu:{k}", 0.35))
-        ax.text(8.0, centre, f"GPU {k}\nreplica", ha="center", va="center", fontsize=8)
+        ax.text(8.0, centre, tr("GPU {gpu}\nreplica", gpu=k), ha="center", va="center", fontsize=8)
         ax.add_patch(_arrow((3.7, 4.7), (6.6, centre + height / 5), SENT, f"transfer:0->{k}"))
         ax.add_patch(_arrow((6.6, centre - height / 5), (3.7, 4.3), RECEIVED, f"transfer:{k}->0"))
-    ax.legend(handles=[Line2D([], [], color=SENT, label="GPU 0 sends: inputs, weights, output grads"),
-                       Line2D([], [], color=RECEIVED, label="GPU 0 receives: outputs, gradients")],
+    ax.legend(handles=[Line2D([], [], color=SENT, label=tr("GPU 0 sends: inputs, weights, output grads")),
+                       Line2D([], [], color=RECEIVED, label=tr("GPU 0 receives: outputs, gradients"))],
               loc="lower left", fontsize=8, frameon=False)
-    ax.set_title("DataParallel: every step passes through GPU 0", fontsize=11)
+    ax.set_title(tr("DataParallel: every step passes through GPU 0"), fontsize=11)
 
 
 def _draw_ddp(ax: Axes, world_size: int) -> None:
@@ -109,17 +111,17 @@ def _draw_ddp(ax: Axes, world_size: int) -> None:
                 4.6 + 3.2 * math.cos(2 * math.pi * r / world_size)) for r in range(world_size)]
     for rank, (x, y) in enumerate(centres):
         ax.add_patch(_box(x - width / 2, y - 0.8, width, 1.6, "tab:green", f"process:{rank}", 0.3))
-        ax.text(x, y, f"process {rank}\nGPU {rank}\nown data shard", ha="center", va="center",
+        ax.text(x, y, tr("process {rank}\nGPU {rank}\nown data shard", rank=rank), ha="center", va="center",
                 fontsize=8 if width > 2 else 7)
     for rank in range(world_size):
         target = (rank + 1) % world_size
         ax.add_patch(_arrow(centres[rank], centres[target], RING, f"allreduce:{rank}->{target}",
                             shrink=30, curve=-0.25 if world_size > 2 else -0.8))
-    ax.text(5, 4.6, "ring all-reduce\nof gradients,\nduring backward()", ha="center", va="center",
+    ax.text(5, 4.6, tr("ring all-reduce\nof gradients,\nduring backward()"), ha="center", va="center",
             fontsize=9, color="darkgreen")
-    ax.text(5, 0.25, "weights are broadcast once, in DDP(model); afterwards only gradients move",
+    ax.text(5, 0.25, tr("weights are broadcast once, in DDP(model); afterwards only gradients move"),
             ha="center", fontsize=8)
-    ax.set_title("DDP: one process per GPU, only gradients move", fontsize=11)
+    ax.set_title(tr("DDP: one process per GPU, only gradients move"), fontsize=11)
 
 
 def _blank(ax: Axes, width: float, height: float) -> None:

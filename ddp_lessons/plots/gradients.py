@@ -12,6 +12,7 @@ from typing import Sequence
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from ddp_lessons.i18n import tr
 from ddp_lessons.plots.figures import new_figure
 
 Gradient = Sequence[float]
@@ -22,12 +23,14 @@ def plot_gradient_agreement(single_mean: Gradient, single_sum: Gradient,
     """Two scatter panels, mean and summed loss: each rank's DDP gradient against one process's."""
     world_size = len(ddp_mean)
     if len(ddp_sum) != world_size:
-        raise ValueError(f"{world_size} ranks' mean-loss gradients but {len(ddp_sum)} sum-loss ones")
+        raise ValueError(tr("{mean} ranks' mean-loss gradients but {summed} sum-loss ones", mean=world_size,
+                            summed=len(ddp_sum)))
     fig, [[mean_ax, sum_ax]] = new_figure(11, 4.6, 1, 2, layout="constrained")
-    _draw_panel(mean_ax, single_mean, ddp_mean, 1.0, "y = x", "loss = mean over the batch")
+    _draw_panel(mean_ax, single_mean, ddp_mean, 1.0, "y = x", tr("loss = mean over the batch"))
     _draw_panel(sum_ax, single_sum, ddp_sum, 1.0 / world_size, f"y = x / {world_size}",
-                "loss = sum over the batch")
-    fig.suptitle(f"Gradient after backward(): {world_size} DDP ranks vs one process on the whole batch")
+                tr("loss = sum over the batch"))
+    fig.suptitle(tr("Gradient after backward(): {world} DDP ranks vs one process on the whole batch",
+                    world=world_size))
     return fig
 
 
@@ -36,13 +39,14 @@ def _draw_panel(ax: Axes, single: Gradient, per_rank: Sequence[Gradient], slope:
     """One rank per marker; the dashed line is the relation the gradients should follow."""
     for rank, gradient in enumerate(per_rank):
         if len(gradient) != len(single):
-            raise ValueError(f"rank {rank} has {len(gradient)} gradient entries, expected {len(single)}")
+            raise ValueError(tr("rank {rank} has {got} gradient entries, expected {expected}", rank=rank,
+                                got=len(gradient), expected=len(single)))
         style = (dict(s=60, marker="o", facecolors="none", edgecolors="C0") if rank == 0
                  else dict(s=18, marker="x", color=f"C{rank}"))  # rank 0 hollow, so others show through
-        ax.scatter(single, gradient, label=f"DDP rank {rank}", gid=f"rank:{rank}", **style)
+        ax.scatter(single, gradient, label=tr("DDP rank {rank}", rank=rank), gid=f"rank:{rank}", **style)
     low, high = min(single), max(single)
     ax.plot([low, high], [slope * low, slope * high], "k--", linewidth=1, label=relation, gid="relation")
-    ax.set_xlabel("one process, whole batch: gradient entry")
-    ax.set_ylabel("DDP rank after backward(): gradient entry")
+    ax.set_xlabel(tr("one process, whole batch: gradient entry"))
+    ax.set_ylabel(tr("DDP rank after backward(): gradient entry"))
     ax.set_title(title)
     ax.legend()

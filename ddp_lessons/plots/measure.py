@@ -11,6 +11,7 @@ from typing import Any, Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from ddp_lessons.i18n import tr
 from ddp_lessons.plots.figures import new_figure, rank_color
 
 RIGHT, WRONG = "tab:green", "tab:red"
@@ -18,7 +19,7 @@ RIGHT, WRONG = "tab:green", "tab:red"
 
 def plot_accuracy_methods(accuracy: Mapping[str, Mapping[str, float]], single_process: float,
                           wrong: Sequence[str] = ("padded", "drop_last"),
-                          title: str = "Validation accuracy, counted four ways") -> Figure:
+                          title: str | None = None) -> Figure:
     """One bar per way of counting (red: wrong, green: right), labelled correct/seen, and the
     single-process accuracy as a dashed line."""
     fig, axes = new_figure(7.0, 3.2)
@@ -30,17 +31,17 @@ def plot_accuracy_methods(accuracy: Mapping[str, Mapping[str, float]], single_pr
         ax.annotate(f"{accuracy[name]['correct']:g}/{accuracy[name]['seen']:g}",
                     (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom")
     ax.axhline(100 * single_process, color="black", linestyle="--",
-               label=f"single process: {100 * single_process:.1f} %")
+               label=tr("single process: {accuracy:.1f} %", accuracy=100 * single_process))
     low = min(values + [100 * single_process])
     ax.set_ylim(max(0.0, low - 5), min(100.0, max(values) + 3))
-    ax.set_ylabel("accuracy (%)")
+    ax.set_ylabel(tr("accuracy (%)"))
     ax.legend(loc="lower right")
-    ax.set_title(title)
+    ax.set_title(title or tr("Validation accuracy, counted four ways"))
     return fig
 
 
 def plot_logged_loss(rows: Sequence[Mapping[str, Any]], log_every: int,
-                     title: str = "What gets logged: rank 0's loss vs the global mean") -> Figure:
+                     title: str | None = None) -> Figure:
     """Per-step loss of each rank (thin), the all-reduced mean (black) and the k-step window means."""
     fig, axes = new_figure(8.0, 3.6)
     ax = axes[0][0]
@@ -48,22 +49,24 @@ def plot_logged_loss(rows: Sequence[Mapping[str, Any]], log_every: int,
         local = row["log"]["local"]
         ax.plot(range(1, len(local) + 1), local, color=rank_color(row["rank"]),
                 linewidth=2.0 if row["rank"] == 0 else 0.8, alpha=1.0 if row["rank"] == 0 else 0.5,
-                label=f"rank {row['rank']}'s own batch" + (" (what rank 0 prints)" if row["rank"] == 0 else ""))
+                label=tr("rank {rank}'s own batch (what rank 0 prints)", rank=row["rank"]) if row["rank"] == 0
+                else tr("rank {rank}'s own batch", rank=row["rank"]))
     mean = rows[0]["log"]["global"]
-    ax.plot(range(1, len(mean) + 1), mean, color="black", linewidth=1.5, label="all-reduced mean (every step)")
+    ax.plot(range(1, len(mean) + 1), mean, color="black", linewidth=1.5, label=tr("all-reduced mean (every step)"))
     windows = rows[0]["log"]["windows"]
     for i, value in enumerate(windows):  # each window's mean, drawn over the steps it averages
         ax.hlines(value, log_every * i + 1, log_every * (i + 1), color="black", linestyle=":")
     ax.plot([log_every * (i + 1) for i in range(len(windows))], windows, "o", color="black",
-            label=f"mean of the last {log_every} steps (1 all-reduce per {log_every})")
-    ax.set(xlabel="step", ylabel="training loss", title=title)
+            label=tr("mean of the last {k} steps (1 all-reduce per {k})", k=log_every))
+    ax.set(xlabel=tr("step"), ylabel=tr("training loss"),
+           title=title or tr("What gets logged: rank 0's loss vs the global mean"))
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     return fig
 
 
 def plot_loss_vs_steps_and_samples(curves: Mapping[str, Mapping[str, Any]], eval_every: int,
-                                   title: str = "Held-out loss of each setup") -> Figure:
+                                   title: str | None = None) -> Figure:
     """Two panels: held-out loss against optimizer steps, and against samples seen (steps x global batch)."""
     fig, axes = new_figure(11.0, 3.8, cols=2)
     by_steps, by_samples = axes[0]
@@ -76,14 +79,14 @@ def plot_loss_vs_steps_and_samples(curves: Mapping[str, Mapping[str, Any]], eval
         by_samples.plot([s * curve["global_batch"] for s in steps], loss, **style)
         if loss[-1] < 10:  # a diverged curve would stretch the axis
             most = max(most, steps[-1] * curve["global_batch"])
-    by_steps.set(xlabel="optimizer steps", ylabel="held-out loss (log scale)", yscale="log")
-    by_samples.set(xlabel="samples seen (steps x global batch)", yscale="log")
+    by_steps.set(xlabel=tr("optimizer steps"), ylabel=tr("held-out loss (log scale)"), yscale="log")
+    by_samples.set(xlabel=tr("samples seen (steps x global batch)"), yscale="log")
     if most:
         by_samples.set_xlim(0, most * 1.05)
     for ax in (by_steps, by_samples):
         ax.set_ylim(top=10)
         ax.grid(True, which="both", alpha=0.3)
     by_steps.legend(fontsize="small")
-    fig.suptitle(title)
+    fig.suptitle(title or tr("Held-out loss of each setup"))
     fig.tight_layout()
     return fig

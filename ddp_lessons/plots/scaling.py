@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 
 from ddp_lessons.base import scaling_results
+from ddp_lessons.i18n import number, tr
 from ddp_lessons.plots.figures import new_figure
 
 Doc = Mapping[str, Any]
@@ -34,10 +35,10 @@ def plot_speedup(result: Doc, experiments: Sequence[str] = ("cnn/weak",),
     ax = axes[0][0]
     worlds = _draw_curves(ax, result, references, experiments, sync, "speedup")
     ax.plot([1, worlds[-1]], [1, worlds[-1]], color="black", linewidth=1, linestyle=":",
-            label="ideal (linear)", gid="ideal")
+            label=tr("ideal (linear)"), gid="ideal")
     ax.set_yscale("log", base=2)
     _powers_of_two(ax.yaxis, *ax.get_ylim())
-    _finish(ax, worlds, "speedup over 1 rank (log2)", "Speedup: samples/s at n ranks ÷ samples/s at 1 rank")
+    _finish(ax, worlds, tr("speedup over 1 rank (log2)"), tr("Speedup: samples/s at n ranks ÷ samples/s at 1 rank"))
     return fig
 
 
@@ -47,11 +48,11 @@ def plot_efficiency(result: Doc, experiments: Sequence[str] = ("cnn/weak",),
     fig, axes = new_figure(7.6, 5.4, layout="constrained")
     ax = axes[0][0]
     worlds = _draw_curves(ax, result, references, experiments, sync, "efficiency")
-    ax.plot([1, worlds[-1]], [1, 1], color="black", linewidth=1, linestyle=":", label="ideal (100 %)",
+    ax.plot([1, worlds[-1]], [1, 1], color="black", linewidth=1, linestyle=":", label=tr("ideal (100 %)"),
             gid="ideal")
     points = [y for curve in ax.containers for y in curve.lines[0].get_ydata()]
     ax.set_ylim(0, max(1.2, 1.15 * max(points, default=1)))  # quartile whiskers of a noisy run may run off
-    _finish(ax, worlds, "efficiency (speedup ÷ ranks)", "Scaling efficiency")
+    _finish(ax, worlds, tr("efficiency (speedup ÷ ranks)"), tr("Scaling efficiency"))
     return fig
 
 
@@ -83,37 +84,37 @@ def plot_compute_communication(result: Doc, experiment: str = "cnn/weak",
         alone = [s["world_size"] == 1 for s in split]
         hatch = "//" if i else None
         ax.bar(xs, compute, width * 0.75, color=COMPUTE, hatch=hatch, edgecolor="white",
-               label=f"compute: step inside no_sync ({doc['label']})", gid=f"compute:{i}")
+               label=tr("compute: step inside no_sync ({label})", label=doc["label"]), gid=f"compute:{i}")
         for gid, colour, what, keep in (
-                (f"overhead:{i}", OVERHEAD, "DDP overhead at 1 rank, nothing sent", True),
-                (f"comm:{i}", COMMUNICATION, "exposed communication + DDP overhead", False)):
+                (f"overhead:{i}", OVERHEAD, tr("DDP overhead at 1 rank, nothing sent"), True),
+                (f"comm:{i}", COMMUNICATION, tr("exposed communication + DDP overhead"), False)):
             picked = [(x, c, e) for x, c, e, a in zip(xs, compute, extra, alone) if a == keep]
             if picked:
                 ax.bar([x for x, _, _ in picked], [e for _, _, e in picked], width * 0.75,
                        bottom=[c for _, c, _ in picked], color=colour, hatch=hatch, edgecolor="white",
-                       label=f"{what}: sync − no_sync ({doc['label']})", gid=gid)
+                       label=tr("{what}: sync − no_sync ({label})", what=what, label=doc["label"]), gid=gid)
         flight = [(x, s["in_flight"] * 1e3) for x, s in zip(xs, split)
                   if s["in_flight"] is not None and s["world_size"] > 1]
         if flight:
             ax.bar([x + width * 0.45 for x, _ in flight], [h for _, h in flight], width * 0.15,
                    color=IN_FLIGHT, hatch=hatch, edgecolor="white",
-                   label=f"all-reduce in flight, comm hook ({doc['label']})", gid=f"flight:{i}")
+                   label=tr("all-reduce in flight, comm hook ({label})", label=doc["label"]), gid=f"flight:{i}")
         for x, c, m, s in zip(xs, compute, extra, split):
             note = "" if len(threads[s["world_size"]]) == 1 else f"\n{_threads(s['threads_per_rank'])}"
-            ax.annotate(f"{c + m:.3g} ms{note}", (x, c + m), ha="center", va="bottom", fontsize=8)
-    ticks = [f"{w} rank{'s' if w > 1 else ''}" + (f"\n× {_threads(*threads[w])}" if len(threads[w]) == 1
-                                                 else "") for w in worlds]
+            ax.annotate(f"{number(c + m, '.3g')} ms{note}", (x, c + m), ha="center", va="bottom", fontsize=8)
+    ticks = [(tr("{count} ranks", count=w) if w > 1 else tr("1 rank"))
+             + (f"\n× {_threads(*threads[w])}" if len(threads[w]) == 1 else "") for w in worlds]
     ax.set_xticks(range(len(worlds)), ticks)
-    ax.set_xlabel("world size (threads per rank below it)")
-    ax.set_ylabel("milliseconds per step (median)")
-    ax.set_title(f"Where a step's time goes: {experiment}")
+    ax.set_xlabel(tr("world size (threads per rank below it)"))
+    ax.set_ylabel(tr("milliseconds per step (median)"))
+    ax.set_title(tr("Where a step's time goes: {experiment}", experiment=experiment))
     ax.margins(y=0.15)
     _legend_below(ax, ncols=1)
     return fig
 
 
 def plot_step_times(result: Doc, world_size: int, experiments: Sequence[tuple[str, str]],
-                    title: str = "Step time") -> Figure:
+                    title: str | None = None) -> Figure:
     """Horizontal bars: median step time of each (experiment, sync) at `world_size`, IQR whiskers.
 
     Each bar is annotated with the all-reduces one optimizer step made.
@@ -128,13 +129,14 @@ def plot_step_times(result: Doc, world_size: int, experiments: Sequence[tuple[st
     labels = [f"{exp}, sync={sync}" for exp, sync in experiments]
     ax.barh(range(len(rows)), medians, xerr=whiskers, color=COMPUTE, capsize=3)
     for y, (m, end, r) in enumerate(zip(medians, q3, rows)):
-        ax.annotate(f"  {m:.3g} ms, {r['allreduce_per_step']:g} all-reduce(s)", (end, y),
+        ax.annotate(tr("  {ms:.3g} ms, {count:g} all-reduce(s)", ms=m, count=r["allreduce_per_step"]), (end, y),
                     va="center", fontsize=8)
     ax.set_yticks(range(len(rows)), labels)
     ax.invert_yaxis()
     ax.set_xlim(0, max(q3) * 1.7)
-    ax.set_xlabel("milliseconds per optimizer step (median; whiskers: quartiles)")
-    ax.set_title(f"{title} ({world_size} ranks, {result['label']})")
+    ax.set_xlabel(tr("milliseconds per optimizer step (median; whiskers: quartiles)"))
+    ax.set_title(tr("{title} ({world} ranks, {label})", title=title or tr("Step time"), world=world_size,
+                    label=result["label"]))
     return fig
 
 
@@ -183,8 +185,8 @@ def _split(doc: Doc, experiment: str) -> list[dict[str, Any]]:
                       "communication": communication, "in_flight": in_flight,
                       "threads_per_rank": row.get("threads_per_rank")})
     if not split:
-        raise ValueError(f"{doc['label']}: no measured step times for {experiment!r} with both "
-                         "sync='every' and sync='never'")
+        raise ValueError(tr("{label}: no measured step times for {experiment!r} with both sync='every' and "
+                            "sync='never'", label=doc["label"], experiment=experiment))
     return split
 
 
@@ -193,16 +195,17 @@ def _row(result: Doc, experiment: str, sync: str, world_size: int) -> Doc:
     for row in scaling_results.select(result, experiment, sync):
         if row["world_size"] == world_size:
             return row
-    raise ValueError(f"no row for {experiment!r}, sync={sync!r}, world size {world_size}")
+    raise ValueError(tr("no row for {experiment!r}, sync={sync!r}, world size {world}", experiment=experiment,
+                        sync=sync, world=world_size))
 
 
 def _finish(ax: Axes, worlds: Sequence[int], ylabel: str, title: str) -> None:
     """Log2 world-size ticks, labels, grid and a legend beside the axes, shared by the curve plots."""
-    ax.set_xlabel("world size (ranks, log2 axis)")
+    ax.set_xlabel(tr("world size (ranks, log2 axis)"))
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.xaxis.set_major_locator(FixedLocator(worlds))
-    ax.xaxis.set_major_formatter(lambda value, _: f"{value:g}")
+    ax.xaxis.set_major_formatter(lambda value, _: f"{value:g}")  # CourseFigure localizes it
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlim(worlds[0] / 1.25, worlds[-1] * 1.25)
     ax.grid(alpha=0.3)
@@ -219,10 +222,11 @@ def _powers_of_two(axis, low: float, high: float) -> None:
     """Ticks at the powers of two between `low` and `high`, written as plain numbers."""
     lowest, highest = math.floor(math.log2(max(low, 1e-3))), math.ceil(math.log2(high))
     axis.set_major_locator(FixedLocator([2.0 ** k for k in range(lowest, highest + 1)]))
-    axis.set_major_formatter(lambda value, _: f"{value:g}")
+    axis.set_major_formatter(lambda value, _: f"{value:g}")  # CourseFigure localizes it
     axis.set_minor_locator(NullLocator())
 
 
 def _threads(count: int | None) -> str:
     """'1 thread', '2 threads' or 'threads unknown'."""
-    return "threads unknown" if count is None else f"{count} thread{'s' if count != 1 else ''}"
+    return tr("threads unknown") if count is None else tr("1 thread") if count == 1 else \
+        tr("{count} threads", count=count)

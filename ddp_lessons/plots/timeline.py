@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from ddp_lessons.i18n import tr
 from ddp_lessons.plots.figures import new_figure
 
 Step = Mapping[str, Any]
@@ -85,7 +86,7 @@ def draw_backward_timeline(ax: Axes, step: Step, title: str | None = None,
     """Draw one step's compute lane and bucket lanes on `ax` (x from 0 to `x_max`); return `ax`."""
     buckets = step["buckets"]
     x_max = x_max or step["step_end"] * 1.02
-    lanes = ["backward compute"] + [f"bucket {b['index']} all-reduce" for b in buckets]
+    lanes = [tr("backward compute")] + [tr("bucket {index} all-reduce", index=b["index"]) for b in buckets]
     for k, (name, start, end) in enumerate(layer_spans(step)):
         ax.barh(0, end - start, left=start, height=0.7, color=COMPUTE_COLORS[k % 2], edgecolor="white")
         if end - start >= MIN_LABEL_FRACTION * x_max:
@@ -99,30 +100,30 @@ def draw_backward_timeline(ax: Axes, step: Step, title: str | None = None,
         ax.barh(lane, run_end - run_start, left=run_start, height=0.6, color=ALLREDUCE_COLOR)
         ax.plot([bucket["start"]], [lane], marker="|", markersize=12, color="black")
     ax.axvline(step["backward_end"], color="black", linestyle="--", linewidth=1,
-               label="loss.backward() returns")
+               label=tr("loss.backward() returns"))
     ax.axvspan(step["backward_end"], step["step_end"], color=STEP_COLOR, alpha=0.3,
-               label="optimizer.step(): no communication")
+               label=tr("optimizer.step(): no communication"))
     ax.set_yticks(range(len(lanes)), lanes, fontsize=8)
     ax.set_ylim(len(lanes) - 0.5, -0.5)
     ax.set_xlim(0, x_max)
-    clock = f" ({step['clock']})" if step.get("clock") else ""
-    ax.set_xlabel(f"ms since loss.backward() was called{clock}")
-    ax.set_title(title or f"{len(buckets)} bucket(s)", fontsize=10)
+    ax.set_xlabel(tr("ms since loss.backward() was called ({clock})", clock=_clock_name(step["clock"]))
+                  if step.get("clock") else tr("ms since loss.backward() was called"))
+    ax.set_title(title or tr("{count} bucket(s)", count=len(buckets)), fontsize=10)
     return ax
 
 
 def legend_handles(queued: bool) -> list:
     """The legend of every timeline: compute, (queued,) running, backward() returns, step()."""
-    handles = [Patch(color=COMPUTE_COLORS[0], label="a layer's backward (number = layer)")]
+    handles = [Patch(color=COMPUTE_COLORS[0], label=tr("a layer's backward (number = layer)"))]
     if queued:
         handles.append(Patch(facecolor=QUEUED_COLOR, edgecolor=ALLREDUCE_COLOR, hatch="///",
-                             label="all-reduce queued: launched, waiting for a free gloo worker"))
-    handles += [Patch(color=ALLREDUCE_COLOR, label="all-reduce running" if queued
-                      else "all-reduce, launch (tick) to completion"),
+                             label=tr("all-reduce queued: launched, waiting for a free gloo worker")))
+    handles += [Patch(color=ALLREDUCE_COLOR, label=tr("all-reduce running") if queued
+                      else tr("all-reduce, launch (tick) to completion")),
                 Line2D([], [], color="black", marker="|", linestyle="none", markersize=10,
-                       label="DDP launches the bucket"),
-                Line2D([], [], color="black", linestyle="--", linewidth=1, label="loss.backward() returns"),
-                Patch(color=STEP_COLOR, alpha=0.3, label="optimizer.step(): no communication")]
+                       label=tr("DDP launches the bucket")),
+                Line2D([], [], color="black", linestyle="--", linewidth=1, label=tr("loss.backward() returns")),
+                Patch(color=STEP_COLOR, alpha=0.3, label=tr("optimizer.step(): no communication"))]
     return handles
 
 
@@ -140,6 +141,11 @@ def plot_backward_timeline(steps: Mapping[str, Step]) -> Figure:
     fig.legend(handles=legend_handles(queued), loc="outside upper center", ncol=3, fontsize=8,
                frameon=False)
     return fig
+
+
+def _clock_name(kind: str) -> str:
+    """A step record's clock (`timing.StepClock.kind`, recorded in English) in the notebook's language."""
+    return {"host clock": tr("host clock"), "CUDA events, device time": tr("CUDA events, device time")}.get(kind, kind)
 
 
 def _union(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:

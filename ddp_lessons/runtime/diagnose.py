@@ -39,6 +39,7 @@ from typing import Iterable, Sequence
 
 from ddp_lessons import tracebacks
 from ddp_lessons.base.compat import StrEnum
+from ddp_lessons.i18n import tr
 from ddp_lessons.runtime import signatures, stacks
 from ddp_lessons.runtime.contract import ERROR_FILE, EXIT_FILE, evidence_files
 from ddp_lessons.runtime.hang_report import Wording
@@ -47,21 +48,30 @@ from ddp_lessons.runtime.rank_output import shorten_paths, tail
 PEER_LOST = ("Connection closed by peer", "Read error", "Connection reset", "Broken pipe")
 """Words of a collective's error when another rank went away (a consequence, not a cause)."""
 SIGNAL_MEANING = {
-    "SIGKILL": "often the out-of-memory killer; check dmesg / memory per rank",
-    "SIGSEGV": "a crash in native code (C++/CUDA, an extension, or torch itself), not a Python error",
-    "SIGABRT": "native code called abort() (a failed C++ check, 'terminate called ...')",
-    "SIGBUS": "a bad memory access, often a full /dev/shm (shared memory for DataLoader workers)",
-    "SIGFPE": "an arithmetic fault in native code", "SIGILL": "an illegal CPU instruction in native "
-    "code (a binary built for another CPU)",
-    "SIGTERM": "asked to stop (by torchrun, a scheduler or a person)", "SIGINT": "interrupted (Ctrl-C)",
+    "SIGKILL": lambda: tr("often the out-of-memory killer; check dmesg / memory per rank"),
+    "SIGSEGV": lambda: tr("a crash in native code (C++/CUDA, an extension, or torch itself), not a Python error"),
+    "SIGABRT": lambda: tr("native code called abort() (a failed C++ check, 'terminate called ...')"),
+    "SIGBUS": lambda: tr("a bad memory access, often a full /dev/shm (shared memory for DataLoader workers)"),
+    "SIGFPE": lambda: tr("an arithmetic fault in native code"),
+    "SIGILL": lambda: tr("an illegal CPU instruction in native code (a binary built for another CPU)"),
+    "SIGTERM": lambda: tr("asked to stop (by torchrun, a scheduler or a person)"),
+    "SIGINT": lambda: tr("interrupted (Ctrl-C)"),
 }
-"""What a signal usually means when it ends a rank."""
+"""What a signal usually means when it ends a rank (in the notebook's language: `signal_meaning`)."""
+
+
+def signal_meaning(name: str) -> str | None:
+    """What signal `name` (``"SIGKILL"``) usually means when it ends a rank, or None."""
+    meaning = SIGNAL_MEANING.get(name)
+    return meaning() if meaning else None
 
 _REPORT_RANK = re.compile(r"^\s*rank\s*:\s*(\d+)\s*\(local_rank")
 _REPORT_EXIT = re.compile(r"^\s*exitcode\s*:\s*(-?\d+)\s*\(pid:\s*(\d+)\)")
 _STOPPED_BY_AGENT = re.compile(r"(?:Sending process|Unable to shutdown process) (\d+)")
-TIMEOUT_WORDING = Wording("was", "err.result.stacks[rank]", missing="no stack (no live process of this rank)",
-                          always_say_why=True)
+TIMEOUT_WORDING = Wording(
+    lambda tool: tr("where each rank was (Python stacks taken with {tool}; full stacks: err.result.stacks[rank]):",
+                    tool=tool),
+    missing=lambda: tr("no stack (no live process of this rank)"), always_say_why=True)
 """How `RunTimeoutError` words its hang report: every rank listed, one without a stack said so."""
 
 
@@ -163,9 +173,9 @@ def attribute(result) -> list[RankFailure]:
     for f in failures:  # name the rank whose failure this one follows from
         if not f.is_root_cause and failures[0].is_root_cause:
             root = failures[0].rank
-            f.cause += f" after rank {root} failed" if f.kind == FailureKind.STOPPED else \
-                f" - a consequence of rank {root} leaving early" if failures[0].kind == FailureKind.LEFT_EARLY \
-                else f" - a consequence of rank {root}'s failure"
+            f.cause += tr(" after rank {root} failed", root=root) if f.kind == FailureKind.STOPPED else \
+                tr(" - a consequence of rank {root} leaving early", root=root) \
+                if failures[0].kind == FailureKind.LEFT_EARLY else tr(" - a consequence of rank {root}'s failure", root=root)
     return failures
 
 
@@ -187,14 +197,14 @@ def _left_early(result, failures: list[RankFailure], report: dict, errors: dict)
         when = f" {_since_start(record, started)}" if started else ""
         found.append(RankFailure(
             rank, FailureKind.LEFT_EARLY, exitcode=0, time=record["time"],
-            cause=f"exited (code 0){when} while rank {peer.rank} was still {waiting or 'in the training loop'}: "
-                  "a rank left the training loop early"))
+            cause=tr("exited (code 0){when} while rank {peer} was still {waiting}: a rank left the training loop "
+                     "early", when=when, peer=peer.rank, waiting=waiting or tr("in the training loop"))))
     return found
 
 
 def _since_start(record: dict, started: float) -> str:
     """``3.9 s after the job started``, for a rank's exit record."""
-    return f"{record['time'] - started:.1f} s after the job started"
+    return tr("{seconds:.1f} s after the job started", seconds=record["time"] - started)
 
 
 def _where_in(traceback: str | None) -> str | None:
@@ -207,8 +217,8 @@ def _where_in(traceback: str | None) -> str | None:
     frame = found[index]
     inner = [stacks.Frame(f.function, f.path, f.line) for f in reversed(found[index + 1:])]
     call = stacks.torch_call(inner)
-    place = f"at {Path(frame.path).name}:{frame.line}"
-    return f"in {call}() {place}" if call else place
+    place = tr("at {file}:{line}", file=Path(frame.path).name, line=frame.line)
+    return tr("in {call}() {place}", call=call, place=place) if call else place
 
 
 def _classify(failure: RankFailure, stopped_by_torchrun: bool) -> None:
@@ -217,41 +227,44 @@ def _classify(failure: RankFailure, stopped_by_torchrun: bool) -> None:
     if error is not None and not peer_lost:
         lines = error.strip().splitlines() or [error]
         failure.kind = FailureKind.RAISED
-        failure.cause = f"failed: {lines[0]}" + (" ..." if len(lines) > 1 else "")
+        failure.cause = tr("failed: {error}", error=lines[0]) + (" ..." if len(lines) > 1 else "")
     elif code is not None and code < 0 and not stopped_by_torchrun:
         name = _signal_name(-code)
-        meaning = SIGNAL_MEANING.get(name)
+        meaning = signal_meaning(name)
         failure.kind = FailureKind.SIGNAL
-        failure.cause = f"was killed by {name} (signal {-code})" + (f" - {meaning}" if meaning else "")
+        failure.cause = tr("was killed by {name} (signal {number})", name=name, number=-code) \
+            + (f" - {meaning}" if meaning else "")
     elif code is not None and code > 0 and error is None:
-        failure.kind, failure.cause = FailureKind.EXIT, f"exited with code {code} without a Python traceback"
+        failure.kind = FailureKind.EXIT
+        failure.cause = tr("exited with code {code} without a Python traceback", code=code)
     elif peer_lost:
         words = next(w for w in PEER_LOST if w in error)
         failure.kind = FailureKind.PEER_LOST
-        failure.cause = f"lost its connection to a peer ({error.split(':')[0]}: ... {words} ...)"
+        failure.cause = tr("lost its connection to a peer ({error}: ... {words} ...)", error=error.split(":")[0],
+                           words=words)
     elif code is not None and code < 0:
         failure.kind = FailureKind.STOPPED
-        failure.cause = f"was stopped by torchrun ({_signal_name(-code)})"
+        failure.cause = tr("was stopped by torchrun ({signal})", signal=_signal_name(-code))
     else:
-        failure.cause = "failed" + (f" with exit code {code}" if code is not None else "")
+        failure.cause = tr("failed with exit code {code}", code=code) if code is not None else tr("failed (no exit code, no error recorded)")
 
 
 def _signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
     except ValueError:
-        return f"signal {number}"
+        return tr("signal {number}", number=number)
 
 
 def failure_message(result, failures: list[RankFailure]) -> str:
     """RankFailedError's text: the root-cause rank first, every failed rank, the root's output tail."""
     if not failures:
-        return (f"torchrun exited with code {result.returncode} before any rank reported an error:\n"
-                + tail(result.launcher_lines))
+        return (tr("torchrun exited with code {code} before any rank reported an error:", code=result.returncode)
+                + "\n" + tail(result.launcher_lines))
     first = failures[0]
     lines = result.rank_lines.get(first.rank, [])
     start = tracebacks.last_traceback(lines) or 0
-    parts = [f"rank {first.rank} {first.cause}"]
+    parts = [tr("rank {rank} {cause}", rank=first.rank, cause=first.cause)]
     # the root cause's error, when it is a message learners meet: what it means, what to change, the lesson
     # (a rank that left early has none: its peers' lost connection is the message the learner sees)
     told = [first] + [f for f in failures if f.kind == FailureKind.PEER_LOST and first.kind == FailureKind.LEFT_EARLY]
@@ -259,11 +272,11 @@ def failure_message(result, failures: list[RankFailure]) -> str:
     if explained:
         parts.append(explained)
     if len(failures) > 1:
-        parts.append("every failed rank, root cause first:")
-        parts += [f"  rank {f.rank}: {f.cause}" for f in failures]
-    output = shorten_paths(tail(lines[start:])) or "    (nothing)"
-    parts.append(f"the end of rank {first.rank}'s output:\n{output}")
-    parts.append(f"(all output: result.rank_lines; run directory: {result.run_dir})")
+        parts.append(tr("every failed rank, root cause first:"))
+        parts += [tr("  rank {rank}: {cause}", rank=f.rank, cause=f.cause) for f in failures]
+    output = shorten_paths(tail(lines[start:])) or tr("    (nothing)")
+    parts.append(tr("the end of rank {rank}'s output:", rank=first.rank) + "\n" + output)
+    parts.append(tr("(all output: result.rank_lines; run directory: {run_dir})", run_dir=result.run_dir))
     return "\n".join(parts)
 
 
@@ -277,27 +290,28 @@ def exited_ranks(result, alive: Iterable[int] = ()) -> dict[int, str]:
             continue
         when = f", {_since_start(record, started)}" if started else ""
         error = errors.get(rank)
-        how = (f"after raising {tracebacks.exception_text(error['type'], error['message']).splitlines()[0]}"
-               if error else "its Python ended without an error")
-        found[rank] = f"had already exited{when} ({how})"
+        how = (tr("after raising {error}", error=tracebacks.exception_text(error["type"], error["message"])
+                  .splitlines()[0]) if error else tr("its Python ended without an error"))
+        found[rank] = tr("had already exited{when} ({how})", when=when, how=how)
     return found
 
 
 def timeout_message(result, timeout: float) -> str:
     """RunTimeoutError's text: the hint, where each rank was (its stack), and its last output."""
-    parts = [f"the job did not finish within {timeout:g} s and was killed (all {len(result.pids)} "
-             "processes). A run that stops making progress is usually a hang: one rank waits in a "
-             "collective (all_reduce, barrier, DDP's backward) that another rank never reaches. "
-             "Rerun with env={'TORCH_DISTRIBUTED_DEBUG': 'DETAIL'} to see which collective."]
+    parts = [tr("the job did not finish within {timeout:g} s and was killed (all {count} processes). A run that "
+                "stops making progress is usually a hang: one rank waits in a collective (all_reduce, barrier, "
+                "DDP's backward) that another rank never reaches. Rerun with env={{'TORCH_DISTRIBUTED_DEBUG': "
+                "'DETAIL'}} to see which collective.", timeout=timeout, count=len(result.pids))]
     gone = sorted(result.hang.exited)
     if gone:
-        names = ", ".join(f"rank {r}" for r in gone)
-        parts.append(f"{names} had already exited while the others waited: a rank that leaves early (a "
-                     "rank-local return, break or early stop) leaves its peers waiting for it in a collective.")
+        names = ", ".join(tr("rank {rank}", rank=r) for r in gone)
+        parts.append(tr("{ranks} had already exited while the others waited: a rank that leaves early (a rank-local "
+                        "return, break or early stop) leaves its peers waiting for it in a collective.", ranks=names))
     parts += result.hang.lines(range(result.world_size), TIMEOUT_WORDING)
     for rank in range(result.world_size):
         lines = result.rank_lines.get(rank, [])
-        parts.append(f"last output of rank {rank}:\n{tail(lines, 5) if lines else '    (nothing)'}")
+        parts.append(tr("last output of rank {rank}:", rank=rank) + "\n"
+                     + (tail(lines, 5) if lines else tr("    (nothing)")))
     return "\n".join(parts)
 
 

@@ -4,7 +4,8 @@ and for a live cell that ran past its timeout (lesson 10, docs/LIVE.md).
 `capture` takes the report before the job or cell is stopped: each rank's Python stack (`stacks`:
 py-spy, else the faulthandler fallback), tidied for display, and one line per rank from a locator
 the caller gives (the launched script's line for a job, the cell's line for a live rank).
-`HangReport.lines` renders it in the caller's `Wording`; both runners keep their own words.
+`HangReport.lines` renders it in the caller's `Wording`; both runners keep their own words, in the
+notebook's language (`ddp_lessons.i18n.tr`, called when the report is rendered).
 
 Per-rank facts are dicts keyed by rank and one rank's line is composed in `HangReport.rank_line`
 alone, so a new fact about a rank (the innermost frame of the learner's own code, or when a rank
@@ -16,22 +17,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from ddp_lessons.i18n import tr
 from ddp_lessons.runtime import stacks
 from ddp_lessons.runtime.rank_output import shorten_paths
 
 
 @dataclass(frozen=True)
 class Wording:
-    """How a runner words the report: the verb after "where each rank", where the learner finds the
-    full stacks, the indent and separator of a rank's line, the text for a rank without a stack
-    (None: such a rank is left out), and whether to say why when nothing was captured and no note
-    says so."""
+    """How a runner words the report: its heading (given the tool that took the stacks; it says where
+    the learner finds the full stacks), the indent and separator of a rank's line, the text for a rank
+    without a stack (None: such a rank is left out), and whether to say why when nothing was captured
+    and no note says so. Texts are functions, so they speak the language of the moment they are shown."""
 
-    was: str
-    full_stacks: str
+    heading: Callable[[str], str]
     indent: str = ""
     separator: str = ": "
-    missing: str | None = None
+    missing: Callable[[], str] | None = None
     always_say_why: bool = False
 
 
@@ -57,12 +58,11 @@ class HangReport:
         """The report as message lines: a heading naming the tool, one line per rank, the note."""
         ranks = list(ranks)
         if not self.tool:
-            lines = [f"no Python stacks could be captured: {self.note or 'unknown reason'}"] \
+            lines = [tr("no Python stacks could be captured: {why}", why=self.note or tr("unknown reason"))] \
                 if self.note or wording.always_say_why else []
             return lines + [f"{wording.indent}rank {rank}{wording.separator}{self.exited[rank]}"
                             for rank in ranks if rank in self.exited]
-        lines = [f"where each rank {wording.was} (Python stacks taken with {self.tool}; "
-                 f"full stacks: {wording.full_stacks}):"]
+        lines = [wording.heading(self.tool)]
         lines += [line for rank in ranks if (line := self.rank_line(rank, wording)) is not None]
         if self.note:
             lines.append(f"{wording.indent}({self.note})")
@@ -70,7 +70,7 @@ class HangReport:
 
     def rank_line(self, rank: int, wording: Wording) -> str | None:
         """Rank `rank`'s line of the report, or None when it has no stack and the wording leaves it out."""
-        where = self.where.get(rank) or self.exited.get(rank) or wording.missing
+        where = self.where.get(rank) or self.exited.get(rank) or (wording.missing and wording.missing())
         return None if where is None else f"{wording.indent}rank {rank}{wording.separator}{where}"
 
     def full_stacks(self) -> str:
@@ -119,7 +119,7 @@ def capture(pids: dict[int, int], run_dir, locate: Callable[[str], str],
     try:
         got = stacks.capture(pids, run_dir)
     except Exception as exc:
-        got = stacks.Capture({}, None, f"stack capture failed: {exc!r}")
+        got = stacks.Capture({}, None, tr("stack capture failed: {error!r}", error=exc))
     return HangReport(stacks={rank: tidy(text) for rank, text in got.stacks.items()},
                       where={rank: locate(text) for rank, text in got.stacks.items()},
                       tool=got.tool, note=got.note, seconds=got.seconds)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ddp_lessons.base.frontend import live_frontend
+from ddp_lessons.i18n import tr
 from ddp_lessons.runtime.contract import PROGRESS_RECORD, record_glob
 
 POLL_SECONDS = 0.2
@@ -62,11 +63,12 @@ def describe(row: dict[str, Any] | None) -> str:
     The rate counts from the rank's first report in this loop, so it leaves out start-up time.
     """
     if row is None:
-        return "waiting for the first step"
+        return tr("waiting for the first step")
     speed, unit = rate(row)
     extra = "".join(f", {key}={value}" for key, value in row.items() if key not in _FIELDS)
-    speed_text = f"{speed:,.0f} {unit}" if speed is not None else f"- {unit}"
-    return f"step {row['step']}/{row['total']}, {speed_text}{extra}"
+    unit = tr("samples/s") if unit == "samples/s" else tr("steps/s")
+    speed_text = tr("{speed:,.0f} {unit}", speed=speed, unit=unit) if speed is not None else f"- {unit}"
+    return tr("step {step}/{total}, {speed}", step=row["step"], total=row["total"], speed=speed_text) + extra
 
 
 class TextDisplay:
@@ -79,11 +81,12 @@ class TextDisplay:
         if rows and time.monotonic() - self.last >= self.every:
             self.last = time.monotonic()
             for rank in range(self.world_size):
-                print(f"[progress] rank {rank}: {describe(rows.get(rank))}", flush=True)
+                print(tr("[progress] rank {rank}: {progress}", rank=rank, progress=describe(rows.get(rank))), flush=True)
 
     def finish(self, rows: dict[int, dict[str, Any]], ok: bool) -> None:
         for rank in sorted(rows):
-            print(f"[progress] rank {rank} {'done' if ok else 'stopped'}: {describe(rows[rank])}", flush=True)
+            print(tr("[progress] rank {rank} done: {progress}", rank=rank, progress=describe(rows[rank])) if ok else
+                  tr("[progress] rank {rank} stopped: {progress}", rank=rank, progress=describe(rows[rank])), flush=True)
 
 
 class WidgetDisplay:
@@ -96,7 +99,7 @@ class WidgetDisplay:
         self.bars, self.labels = [], []
         rows = []
         for rank in range(world_size):
-            bar = widgets.FloatProgress(value=0, min=0, max=1, description=f"rank {rank}",
+            bar = widgets.FloatProgress(value=0, min=0, max=1, description=tr("rank {rank}", rank=rank),
                                         layout=widgets.Layout(width="45%"))
             bar.add_class("ddp-progress-bar")
             label = widgets.Label(describe(None))
@@ -152,7 +155,7 @@ class Watcher:
             try:
                 self.poll()
             except Exception as error:  # a display problem must never break the job
-                print(f"[progress] display stopped: {error!r}", flush=True)
+                print(tr("[progress] display stopped: {error!r}", error=error), flush=True)
                 return
 
     def stop(self, ok: bool = True) -> dict[int, dict[str, Any]]:

@@ -36,6 +36,7 @@ from typing import Callable, Iterable
 import psutil
 
 from ddp_lessons import tracebacks
+from ddp_lessons.i18n import tr
 from ddp_lessons.runtime.contract import RUN_ID_ENV, STACK_FILE, STACK_TOOL_ENV, evidence_file, rank_environment
 
 CAPTURE_SECONDS = 4.5
@@ -100,19 +101,19 @@ def capture(pids: dict[int, int], run_dir: str | os.PathLike, tool: str | None =
     start = time.perf_counter()
     tool = tool or os.environ.get(STACK_TOOL_ENV, "auto")
     if not pids:
-        return Capture({}, None, "no live rank process was found", 0.0)
-    note = f"py-spy not tried: {STACK_TOOL_ENV}={tool}" if tool == "faulthandler" else ""
+        return Capture({}, None, tr("no live rank process was found"), 0.0)
+    note = tr("py-spy not tried: {variable}={tool}", variable=STACK_TOOL_ENV, tool=tool) if tool == "faulthandler" else ""
     if tool in ("auto", "py-spy"):
         binary = find_py_spy()
         if binary is None:
-            note = "py-spy is not installed"
+            note = tr("py-spy is not installed")
         else:
             with ThreadPoolExecutor(len(pids)) as pool:
                 dumps = dict(zip(pids, pool.map(lambda pid: _py_spy(binary, pid, seconds * 0.5),
                                                 pids.values())))
             stacks = {r: text for r, (ok, text) in dumps.items() if ok}
-            note = "" if len(stacks) == len(pids) else "py-spy could not read the ranks: " + "; ".join(
-                sorted({text for ok, text in dumps.values() if not ok}))[:300]
+            note = "" if len(stacks) == len(pids) else tr("py-spy could not read the ranks: {why}", why="; ".join(
+                sorted({text for ok, text in dumps.values() if not ok}))[:300])
             if stacks and (len(stacks) == len(pids) or tool == "py-spy"):
                 return Capture(stacks, "py-spy", note, time.perf_counter() - start)
         if tool == "py-spy":
@@ -130,13 +131,13 @@ def _py_spy(binary: str, pid: int, timeout: float) -> tuple[bool, str]:
                              capture_output=True, text=True, timeout=timeout,
                              stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:  # subprocess.run has killed it by pid
-        return False, f"py-spy took longer than {timeout:.1f} s"
+        return False, tr("py-spy took longer than {timeout:.1f} s", timeout=timeout)
     except OSError as exc:
-        return False, f"py-spy could not start ({exc})"
+        return False, tr("py-spy could not start ({error})", error=exc)
     stdout = _ANSI.sub("", out.stdout)  # e.g. FORCE_COLOR/CLICOLOR_FORCE, set in Jupyter kernels
     if out.returncode != 0 or "Thread " not in stdout:
         lines = (out.stderr or stdout).strip().splitlines()
-        return False, (lines[-1] if lines else f"py-spy exited with code {out.returncode}")
+        return False, (lines[-1] if lines else tr("py-spy exited with code {code}", code=out.returncode))
     return True, stdout
 
 
@@ -145,7 +146,7 @@ def _faulthandler(pids: dict[int, int], run_dir: str | os.PathLike,
     """Signal every rank to dump its stacks into its file; collect what they wrote within `seconds`."""
     sizes, missing = {}, []
     if not hasattr(signal, "SIGUSR1"):
-        return {}, "the faulthandler fallback needs SIGUSR1, which this system lacks"
+        return {}, tr("the faulthandler fallback needs SIGUSR1, which this system lacks")
     for rank, pid in pids.items():
         path = evidence_file(run_dir, STACK_FILE, rank)
         if not path.is_file():  # no handler registered: SIGUSR1 would simply kill the rank
@@ -169,7 +170,7 @@ def _faulthandler(pids: dict[int, int], run_dir: str | os.PathLike,
                     stacks[rank] = f.read()
             last[rank] = size
     missing += sorted(sizes.keys() - stacks.keys())
-    why = (f"faulthandler got no stack from rank(s) {', '.join(map(str, sorted(missing)))}"
+    why = (tr("faulthandler got no stack from rank(s) {ranks}", ranks=", ".join(map(str, sorted(missing))))
            if missing else "")
     return stacks, why
 
@@ -205,17 +206,17 @@ def where(text: str, script: str | os.PathLike, cwd: str | os.PathLike | None = 
 
     def here(frames: list[Frame], mine: list[int]) -> str:
         user = frames[mine[0]]
-        text = f"at {_show(user.file, cwd)}:{user.line}" + (f": {source}" if (source := _source(
-            _resolve(user.file, cwd), user.line)) else "")
+        text = tr("at {file}:{line}", file=_show(user.file, cwd), line=user.line) + (
+            f": {source}" if (source := _source(_resolve(user.file, cwd), user.line)) else "")
         caller = next((frames[i] for i in mine if in_script(frames[i])), None)
         if not in_script(user) and caller is not None:
-            text += f" (called from {_show(script, cwd)}:{caller.line})"
+            text += tr(" (called from {file}:{line})", file=_show(script, cwd), line=caller.line)
         return text
 
     return locate(text, runs_ours=lambda frames: bool(frames) and frames[-1].func == "<module>"
                   and in_script(frames[-1]),
                   is_mine=lambda frame: in_script(frame) or tracebacks.is_learner_file(_resolve(frame.file, cwd)),
-                  here=here, show=lambda file: _show(file, cwd), outside=f"not in {_show(script, cwd)}")
+                  here=here, show=lambda file: _show(file, cwd), outside=tr("not in {file}", file=_show(script, cwd)))
 
 
 def _source(path: Path, line: int) -> str:
@@ -234,16 +235,17 @@ def locate(text: str, runs_ours: Callable[[list[Frame]], bool], is_mine: Callabl
     """
     threads = parse(text)
     if not threads:
-        return "no Python stack in the dump"
+        return tr("no Python stack in the dump")
     frames = pick_thread(threads, runs_ours)
     if not frames:
-        return "no Python frames (the thread runs native code only)"
+        return tr("no Python frames (the thread runs native code only)")
     mine = [i for i, frame in enumerate(frames) if is_mine(frame)]
     if not mine:
-        return f"in {frames[0].func}() at {show(frames[0].file)}:{frames[0].line} ({outside})"
+        return tr("in {call}() {place}", call=frames[0].func, place=tr(
+            "at {file}:{line}", file=show(frames[0].file), line=frames[0].line)) + f" ({outside})"
     call = torch_call(frames[:mine[0]])
     place = here(frames, mine)
-    return f"in {call}() {place}" if call else place
+    return tr("in {call}() {place}", call=call, place=place) if call else place
 
 
 def pick_thread(threads: list[tuple[str, list[Frame]]], runs_ours) -> list[Frame]:

@@ -14,12 +14,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Sequence
 
+from ddp_lessons.i18n import tr
+
 
 def path(name: str) -> str:
     """The path of the packaged script `name` (e.g. ``"smoke_allreduce.py"``), for torchrun."""
     found = Path(__file__).with_name(name)
     if not found.is_file():
-        raise FileNotFoundError(f"ddp_lessons/scripts has no {name}")
+        raise FileNotFoundError(tr("ddp_lessons/scripts has no {name}", name=name))
     return str(found)
 
 

@@ -31,6 +31,7 @@ import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 from ddp_lessons import backend, records, timing
+from ddp_lessons.i18n import tr
 from ddp_lessons.scripts import bench_train
 
 MODELS = ("cnn", "mlp", "deep")
@@ -282,8 +283,8 @@ def run_plan(plan: dict, device: torch.device) -> dict:
         out["runs"].append(run_ddp(name, entry["bucket_cap_mb"], entry["batch"], entry["steps"],
                                    entry["warmup"], device))
         every, never = (statistics.median(out["runs"][-1]["step_s"][m]) for m in ("every", "never"))
-        print(f"{name}, bucket_cap_mb={entry['bucket_cap_mb']}: {every * 1e3:.1f} ms/step, "
-              f"{never * 1e3:.1f} ms without communication", flush=True)
+        print(tr("{name}, bucket_cap_mb={cap}: {every:.1f} ms/step, {never:.1f} ms without communication", name=name,
+                 cap=entry["bucket_cap_mb"], every=every * 1e3, never=never * 1e3), flush=True)
     return out
 
 

@@ -32,6 +32,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 from ddp_lessons import backend, records
+from ddp_lessons.i18n import tr
 
 IMAGE_SHAPE, CLASSES, DISTINCT_BATCHES = (3, 32, 32), 10, 4
 
@@ -48,7 +49,7 @@ def build_model(name: str) -> nn.Module:
     if name == "mlp":
         return nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, 320), nn.ReLU(),
                              nn.Linear(320, 320), nn.ReLU(), nn.Linear(320, CLASSES))
-    raise ValueError(f"unknown model {name!r}: choose 'cnn' or 'mlp'")
+    raise ValueError(tr("unknown model {name!r}: choose 'cnn' or 'mlp'", name=name))
 
 
 def rank_batches(batch: int, rank: int, world: int, device: torch.device) -> list:
@@ -147,7 +148,7 @@ def run_plans(plans: list[dict], choice: backend.Choice) -> list[dict]:
     for plan in plans:
         results.append(measure(plan, choice))
         medians = {mode: statistics.median(r["step_s"]) for mode, r in results[-1]["modes"].items()}
-        print(plan["name"], ", ".join(f"sync={m}: {s * 1e3:.1f} ms/step" for m, s in medians.items()))
+        print(plan["name"], ", ".join(tr("sync={mode}: {ms:.1f} ms/step", mode=m, ms=s * 1e3) for m, s in medians.items()))
     return results
 
 

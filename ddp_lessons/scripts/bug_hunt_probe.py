@@ -25,6 +25,7 @@ from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
 
 from ddp_lessons import records, scripts
+from ddp_lessons.i18n import tr
 
 GROUP_TIMEOUT = timedelta(seconds=10)
 SLOW_SAVE = 1.5
@@ -66,7 +67,7 @@ def probe_train(script, rank, device):
     trainer._run_epoch = watched_run_epoch
     with mock.patch.object(torch, "save", slow_save):
         epochs = len(trainer.train(3))
-    print(f"rank {rank} finished {epochs} epochs")
+    print(tr("rank {rank} finished {epochs} epochs", rank=rank, epochs=epochs))
     records.write("probe-train", {"epochs": epochs, "started_before_checkpoint": early})
     return model
 
@@ -81,7 +82,7 @@ def probe_model(script, rank, local_rank, device):
         optimizer.zero_grad()
         F.mse_loss(model(x), x.sum(dim=1, keepdim=True)).backward()
         optimizer.step()
-        print(f"rank {rank}: step {step} done")
+        print(tr("rank {rank}: step {step} done", rank=rank, step=step))
     records.write("probe-model", {"steps": 3})
     return model
 

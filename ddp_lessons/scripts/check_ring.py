@@ -104,7 +104,7 @@ def main() -> None:
             outcome = try_world(student, world, rank, store_dir)
             record["worlds"].append(outcome)
             failed = any(case["error"] for case in outcome["cases"])
-            sync.set(f"done-{world}-{rank}", "error" if failed else "ok")
+            sync.set(f"done-{world}-{rank}", "error" if failed else "ok")  # i18n: code (store keys)
         done += [f"done-{world}-{r}" for r in range(world)]
     records.write("ring", record)
 

@@ -29,6 +29,7 @@ import torch
 import torch.distributed as dist
 
 from ddp_lessons import records
+from ddp_lessons.i18n import tr
 from ddp_lessons.runtime.contract import CRASH_AT_SAVE_ENV, RESTART_COUNT_ENV
 from ddp_lessons.scripts import run_as_main
 
@@ -65,7 +66,8 @@ def crash_during_snapshot(script: str, script_args: list[str]) -> None:
 
     def die(how: str) -> None:
         records.write(f"snapshot-io-attempt{attempt}", {**seen, "crashed_in_save": crash_at, "crash": how})
-        print(f"rank 0 killed in its torch.save number {crash_at} (from 0): {how} (injected)", flush=True)
+        print(tr("rank 0 killed in its torch.save number {crash_at} (from 0): {how} (injected)", crash_at=crash_at,
+                 how=how), flush=True)
         os._exit(1)
 
     def save(obj, f, *args, **kwargs):
@@ -87,7 +89,7 @@ def crash_during_snapshot(script: str, script_args: list[str]) -> None:
         else:
             f.write(half)
             f.flush()
-        die(f"in the middle of torch.save to {os.path.relpath(target, os.path.dirname(snapshot))}")
+        die(tr("in the middle of torch.save to {path}", path=os.path.relpath(target, os.path.dirname(snapshot))))
 
     def open_(file, mode="r", *args, **kwargs):
         writing = any(flag in mode for flag in "wax+")
@@ -96,14 +98,14 @@ def crash_during_snapshot(script: str, script_args: list[str]) -> None:
             handle = real["open"](file, mode, *args, **kwargs)
             if armed["now"]:
                 handle.close()
-                die(f"right after open(..., {mode!r}) on the snapshot")
+                die(tr("right after open(..., {mode!r}) on the snapshot", mode=mode))
             return handle
         return real["open"](file, mode, *args, **kwargs)
 
     def rename_onto(kind):
         def rename(src, dst, *args, **kwargs):
             if armed["now"] and in_snapshot(_name(dst)):
-                die(f"just before os.{kind} onto the snapshot")
+                die(tr("just before os.{kind} onto the snapshot", kind=kind))
             return real[kind](src, dst, *args, **kwargs)
         return rename
 
@@ -113,7 +115,7 @@ def crash_during_snapshot(script: str, script_args: list[str]) -> None:
 
     def barrier(*args, **kwargs):
         if armed["now"]:
-            die("at dist.barrier(): the snapshot itself was never written")
+            die(tr("at dist.barrier(): the snapshot itself was never written"))
         seen["barriers"] += 1
         return real["barrier"](*args, **kwargs)
 

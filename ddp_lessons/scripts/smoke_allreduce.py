@@ -4,6 +4,7 @@ import torch
 import torch.distributed as dist
 
 from ddp_lessons import backend, records
+from ddp_lessons.i18n import tr
 
 choice = backend.choose()
 if choice.device.type == "cuda":
@@ -15,5 +16,6 @@ dist.all_reduce(value)  # SUM by default
 expected = world * (world - 1) / 2
 records.write("smoke", {"backend": choice.backend, "device": str(choice.device),
                         "sum": value.item(), "expected": expected})
-print(f"{choice.describe()}; all_reduce sum = {value.item():g} (expected {expected:g})")
+print(tr("{backend}; all_reduce sum = {got:g} (expected {expected:g})", backend=choice.describe(), got=value.item(),
+         expected=expected))
 dist.destroy_process_group()

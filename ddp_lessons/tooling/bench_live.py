@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from ddp_lessons import backend, launch
+from ddp_lessons.i18n import tr
 from ddp_lessons.live.group import RankGroup
 
 MB = 1_000_000
@@ -80,16 +81,16 @@ def report(figures: dict) -> str:
                                                              "fresh_launch")}
     ratio = median["fresh_launch"] / median["all_reduce_cell"]
     return "\n".join([
-        f"live ranks on {figures['nproc']} ranks, {figures['cores']} CPU core(s); load average "
-        f"{figures['load_before']:.2f} before, {figures['load_after']:.2f} after",
-        f"  start the live group (torchrun + engines):   {figures['start']:7.2f} s (once)",
-        f"  trivial %%ranks cell, median of {len(figures['trivial_cell']):>3}:        "
-        f"{median['trivial_cell']:7.3f} s  (goal <= 0.5 s)",
-        f"  1 MB all_reduce cell, median of {len(figures['all_reduce_cell']):>3}:        "
-        f"{median['all_reduce_cell']:7.3f} s  (goal <= 1 s)",
-        f"  same all_reduce as a fresh run_torchrun, median of {len(figures['fresh_launch'])}: "
-        f"{median['fresh_launch']:7.2f} s",
-        f"  fresh launch / live cell:                    {ratio:7.0f} x"])
+        tr("live ranks on {nproc} ranks, {cores} CPU core(s); load average {before:.2f} before, {after:.2f} after",
+           nproc=figures["nproc"], cores=figures["cores"], before=figures["load_before"], after=figures["load_after"]),
+        tr("  start the live group (torchrun + engines): {seconds:7.2f} s (once)", seconds=figures["start"]),
+        tr("  trivial %%ranks cell, median of {count:>3}: {seconds:7.3f} s  (goal <= 0.5 s)",
+           count=len(figures["trivial_cell"]), seconds=median["trivial_cell"]),
+        tr("  1 MB all_reduce cell, median of {count:>3}: {seconds:7.3f} s  (goal <= 1 s)",
+           count=len(figures["all_reduce_cell"]), seconds=median["all_reduce_cell"]),
+        tr("  same all_reduce as a fresh run_torchrun, median of {count}: {seconds:7.2f} s",
+           count=len(figures["fresh_launch"]), seconds=median["fresh_launch"]),
+        tr("  fresh launch / live cell: {ratio:7.0f} x", ratio=ratio)])
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

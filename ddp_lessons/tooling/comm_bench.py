@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ddp_lessons import backend, bench, comm_model, comm_results, launch, records
+from ddp_lessons.i18n import number, tr
 from ddp_lessons.scripts import bench_comm
 
 DEFAULT_SIZES = tuple(4096 * 2 ** k for k in range(14))  # 4 KiB .. 32 MiB
@@ -104,19 +105,21 @@ def report(doc: dict[str, Any]) -> str:
     sweep, points = doc["sweep"], tuple(tuple(p) for p in doc["sweep"]["points"])
     every_size = comm_model.Fit(sweep["every_size"]["alpha_s"], sweep["every_size"]["beta_s_per_byte"], points)
     machine, world, load = doc["machine"], doc["settings"]["world"], doc["run"]["load_average"]
-    lines = [f"{machine['cpu_model']}, {machine['cpu_cores']} cores, {machine['backend']} on "
-             f"{machine['device']}, {world} ranks x {machine['threads_per_rank']} thread(s), "
-             f"torch {machine['torch']}; load average {_fmt_load(load[0])} before, {_fmt_load(load[1])} after",
-             "all-reduce sweep: " + comm_results.fit_line(every_size, world),
-             f"predictions use beta from messages of at least 1 MiB: bus bandwidth "
-             f"{sweep['bus_bandwidth_Bps'] / 1e9:.2f} GB/s", "",
+    lines = [tr("{cpu}, {cores} cores, {backend} on {device}, {world} ranks x {threads} thread(s), torch {torch}; "
+                "load average {before} before, {after} after", cpu=machine["cpu_model"], cores=machine["cpu_cores"],
+                backend=machine["backend"], device=machine["device"], world=world,
+                threads=machine["threads_per_rank"], torch=machine["torch"], before=_fmt_load(load[0]),
+                after=_fmt_load(load[1])),
+             tr("all-reduce sweep: {fit}", fit=comm_results.fit_line(every_size, world)),
+             tr("predictions use beta from messages of at least 1 MiB: bus bandwidth {gbs:.2f} GB/s",
+                gbs=sweep["bus_bandwidth_Bps"] / 1e9), "",
              comm_results.format_rows(doc["rows"]), ""]
     lines += [comm_results.summary_line(row) for row in doc["rows"]]
     return "\n".join(lines)
 
 
 def _fmt_load(value: float | None) -> str:
-    return "unknown" if value is None else f"{value:.1f}"
+    return tr("unknown") if value is None else number(value, ".1f")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -153,5 +156,5 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 def run(args: argparse.Namespace) -> int:
     doc = run_bench_comm(settings_from_args(args), echo=not args.quiet)
     print(report(doc))
-    print(f"saved {comm_results.save(doc, args.output)}")
+    print(tr("saved {path}", path=comm_results.save(doc, args.output)))
     return 0

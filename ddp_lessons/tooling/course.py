@@ -27,6 +27,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 from ddp_lessons.base.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
+from ddp_lessons.i18n import number, tr
 from ddp_lessons.runtime.contract import JOURNAL_ENV
 
 
@@ -55,9 +56,9 @@ def execute(path: str | Path, cell_timeout: int = CELL_TIMEOUT, workdir: str | P
     try:
         client.execute(env={**os.environ, JOURNAL_ENV: "off"})  # writes into no learner's record
     except CellTimeoutError:
-        status = f"cell timed out after {cell_timeout} s"
+        status = tr("cell timed out after {timeout} s", timeout=cell_timeout)
     except DeadKernelError as exc:
-        status = f"kernel died: {str(exc).strip().splitlines()[0]}"
+        status = tr("kernel died: {error}", error=str(exc).strip().splitlines()[0])
     except CellExecutionError as exc:
         status = _first_error_line(exc)
     return nb, Outcome(path.name, time.perf_counter() - start, status)
@@ -190,11 +191,11 @@ def execute_in_place(path: str | Path, cell_timeout: int = CELL_TIMEOUT) -> Outc
 
 def format_table(outcomes: list[Outcome]) -> str:
     """The course run as a table with a total line."""
-    lines = [f"{'lesson':<40} {'seconds':>9}  status", "-" * 60]
-    lines += [f"{o.notebook:<40} {o.seconds:9.1f}  {o.status}" for o in outcomes]
+    lines = [f"{tr('lesson'):<40} {tr('seconds'):>9}  {tr('status')}", "-" * 60]
+    lines += [f"{o.notebook:<40} {number(o.seconds, '9.1f')}  {o.status}" for o in outcomes]
     failed = sum(not o.ok for o in outcomes)
-    lines += ["-" * 60, f"{'total':<40} {sum(o.seconds for o in outcomes):9.1f}  "
-              f"{len(outcomes) - failed} ok, {failed} failed"]
+    lines += ["-" * 60, f"{tr('total'):<40} {number(sum(o.seconds for o in outcomes), '9.1f')}  "
+              + tr("{ok} ok, {failed} failed", ok=len(outcomes) - failed, failed=failed)]
     return "\n".join(lines)
 
 
@@ -215,6 +216,6 @@ def run(args: argparse.Namespace) -> int:
     outcomes = run_course(args.folder, args.cell_timeout, args.check_outputs)
     print(format_table(outcomes))
     if not outcomes:
-        print(f"no lessons (NN_*.ipynb) found in {args.folder}", file=sys.stderr)
+        print(tr("no lessons (NN_*.ipynb) found in {folder}", folder=args.folder), file=sys.stderr)
         return 1
     return 0 if all(o.ok for o in outcomes) else 1

@@ -15,6 +15,7 @@ import torch
 import torch.distributed as dist
 
 from ddp_lessons import backend, launch, records, scripts
+from ddp_lessons.i18n import tr
 from ddp_lessons.runtime import stacks
 
 
@@ -58,26 +59,30 @@ def gpu_details(gpus: int) -> dict[str, Any]:
     if not torch.version.cuda:
         return {}
     hidden = os.environ.get("CUDA_VISIBLE_DEVICES")
-    hint = (f"CUDA_VISIBLE_DEVICES={hidden!r} hides every GPU; unset it" if hidden is not None and not hidden.strip()
-            else "check `nvidia-smi` and the NVIDIA driver; in a container, start it with GPU access "
-                 "(docker run --gpus all, with the NVIDIA container toolkit); check CUDA_VISIBLE_DEVICES")
-    return {"gpu_hint": f"this torch is a CUDA {torch.version.cuda} build but sees no GPU: {hint}"}
+    hint = (tr("CUDA_VISIBLE_DEVICES={hidden!r} hides every GPU; unset it", hidden=hidden)
+            if hidden is not None and not hidden.strip()
+            else tr("check `nvidia-smi` and the NVIDIA driver; in a container, start it with GPU access "
+                    "(docker run --gpus all, with the NVIDIA container toolkit); check CUDA_VISIBLE_DEVICES"))
+    return {"gpu_hint": tr("this torch is a CUDA {cuda} build but sees no GPU: {hint}", cuda=torch.version.cuda,
+                           hint=hint)}
 
 
 def _format_gpu_details(info: dict[str, Any]) -> list[str]:
     """Report lines for `gpu_details` and the one-rank-per-GPU smoke test."""
-    lines = [f"GPU hint: {info['gpu_hint']}"] if info.get("gpu_hint") else []
+    lines = [tr("GPU hint: {hint}", hint=info["gpu_hint"])] if info.get("gpu_hint") else []
     per_gpu = info.get("one_rank_per_gpu")
     if per_gpu:
         devices = "cuda:0" + (f"..{per_gpu['nproc'] - 1}" if per_gpu["nproc"] > 1 else "")
-        lines.append(f"course choice for one rank per GPU ({per_gpu['nproc']} local ranks): "
-                     f"{per_gpu['backend']} on {devices} ({per_gpu['reason']})")
+        lines.append(tr("course choice for one rank per GPU ({nproc} local ranks): {backend} on {devices} ({reason})",
+                        nproc=per_gpu["nproc"], backend=per_gpu["backend"], devices=devices,
+                        reason=per_gpu["reason"]))
     smoke = info.get("smoke_test_per_gpu")
     if smoke is not None:
-        lines.append(f"smoke test, one rank per GPU: PASSED ({per_gpu['nproc']}-rank all_reduce with "
-                     f"{smoke['backend']}, {smoke['seconds']} s)" if smoke["passed"] else
-                     f"smoke test, one rank per GPU: FAILED (NCCL peer-to-peer or a small /dev/shm are "
-                     f"common causes in containers: rerun with NCCL_DEBUG=INFO)\n{smoke.get('error', smoke)}")
+        lines.append(tr("smoke test, one rank per GPU: PASSED ({nproc}-rank all_reduce with {backend}, {seconds} s)",
+                        nproc=per_gpu["nproc"], backend=smoke["backend"], seconds=smoke["seconds"])
+                     if smoke["passed"] else
+                     tr("smoke test, one rank per GPU: FAILED (NCCL peer-to-peer or a small /dev/shm are common causes "
+                        "in containers: rerun with NCCL_DEBUG=INFO)") + f"\n{smoke.get('error', smoke)}")
     return lines
 
 
@@ -99,31 +104,34 @@ def format_report(info: dict[str, Any]) -> str:
     """The report as readable lines."""
     chosen = info["chosen"]
     lines = [
-        f"python {info['python']}, torch {info['torch']} (CUDA build: {info['cuda_build'] or 'none'})",
-        f"CPU cores available: {info['cpu_cores']}",
-        f"GPUs: {', '.join(info['gpus']) if info['gpus'] else 'none'}",
-        "backends: " + ", ".join(f"{k} {'yes' if v else 'no'}"
-                                 for k, v in info["backends_available"].items()),
-        f"course choice for {chosen['nproc']} local ranks: {chosen['backend']} on {chosen['device']}, "
-        f"{chosen['threads_per_rank']} thread(s) per rank ({chosen['reason']})",
+        tr("python {python}, torch {torch} (CUDA build: {cuda})", python=info["python"], torch=info["torch"],
+           cuda=info["cuda_build"] or tr("none")),
+        tr("CPU cores available: {cores}", cores=info["cpu_cores"]),
+        tr("GPUs: {gpus}", gpus=", ".join(info["gpus"]) if info["gpus"] else tr("none")),
+        tr("backends: {backends}", backends=", ".join(f"{k} {tr('yes') if v else tr('no')}"
+                                                      for k, v in info["backends_available"].items())),
+        tr("course choice for {nproc} local ranks: {backend} on {device}, {threads} thread(s) per rank ({reason})",
+           nproc=chosen["nproc"], backend=chosen["backend"], device=chosen["device"],
+           threads=chosen["threads_per_rank"], reason=chosen["reason"]),
     ]
     capture = info.get("stack_capture")
     if capture is not None:
-        lines.append(f"stacks of hung ranks: {capture['tool']} works" if capture["tool"] else
-                     "stacks of hung ranks: cannot be captured here")
+        lines.append(tr("stacks of hung ranks: {tool} works", tool=capture["tool"]) if capture["tool"] else
+                     tr("stacks of hung ranks: cannot be captured here"))
         lines[-1] += f" ({capture['note']})" if capture["note"] else ""
     grading = info.get("grading_limits")
     if grading is not None:
-        lines.append("grading limits here: " + ", ".join(f"{kind} by {grading[kind]}" for kind in
-                                                          ("memory", "processes", "disk", "output")))
-        lines[-1] += f" (no cgroup: {grading['why_no_cgroup']})" if grading.get("why_no_cgroup") else ""
+        kinds = {"memory": tr("memory"), "processes": tr("processes"), "disk": tr("disk"), "output": tr("output")}
+        lines.append(tr("grading limits here: {limits}", limits=", ".join(
+            tr("{kind} by {how}", kind=name, how=grading[kind]) for kind, name in kinds.items())))
+        lines[-1] += tr(" (no cgroup: {why})", why=grading["why_no_cgroup"]) if grading.get("why_no_cgroup") else ""
     smoke = info.get("smoke_test")
     if smoke is not None:
         if smoke["passed"]:
-            lines.append(f"smoke test: PASSED ({chosen['nproc']}-rank all_reduce with "
-                         f"{smoke['backend']}, {smoke['seconds']} s including torchrun start-up)")
+            lines.append(tr("smoke test: PASSED ({nproc}-rank all_reduce with {backend}, {seconds} s including torchrun "
+                            "start-up)", nproc=chosen["nproc"], backend=smoke["backend"], seconds=smoke["seconds"]))
         else:
-            lines.append(f"smoke test: FAILED\n{smoke.get('error', smoke)}")
+            lines.append(tr("smoke test: FAILED") + f"\n{smoke.get('error', smoke)}")
     return "\n".join(lines + _format_gpu_details(info))
 
 
@@ -141,7 +149,8 @@ def pin_problems(constraints: str, installed=None) -> list[str]:
         except metadata.PackageNotFoundError:
             have = None
         if have is None or have.split("+", 1)[0] != wanted.strip():
-            problems.append(f"{name.strip()} {have or 'missing'} installed, {constraints} pins {wanted.strip()}")
+            problems.append(tr("{name} {have} installed, {constraints} pins {wanted}", name=name.strip(),
+                               have=have or tr("missing"), constraints=constraints, wanted=wanted.strip()))
     return problems
 
 
@@ -163,8 +172,8 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "check_pins", None):
         problems = pin_problems(args.check_pins)
         for problem in problems:
-            print(f"{problem}: this environment is not the pinned test environment; remove it "
-                  "(rm -rf .venv) and run make test again, which reinstalls the pinned versions")
+            print(tr("{problem}: this environment is not the pinned test environment; remove it (rm -rf .venv) and "
+                     "run make test again, which reinstalls the pinned versions", problem=problem))
         return 1 if problems else 0
     info = report(nproc=args.nproc, smoke=not args.no_smoke)
     print(json.dumps(info, indent=2) if args.json else format_report(info))

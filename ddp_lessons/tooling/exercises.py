@@ -16,6 +16,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from ddp_lessons.base.conventions import NOTEBOOK_PATTERN
+from ddp_lessons.i18n import tr
 from ddp_lessons.base.exercise_format import (  # noqa: F401  (the format, as the tools name it)
     CODE_MARKERS, CODE_SHOWS, CODE_STUB, MARKDOWN_MARKERS, MARKDOWN_STUB, ExerciseFormatError, check_cells,
     is_check_cell, replace_regions)
@@ -51,10 +52,11 @@ def expected_exercises(solutions: Path, exercises: Path) -> dict[Path, str]:
 def drifted(solutions: Path, exercises: Path) -> list[str]:
     """Why each out-of-date exercise differs: missing, stale, or left without a solution."""
     expected = expected_exercises(solutions, exercises)
-    problems = [f"{path}: missing" if not path.exists() else f"{path}: differs from its solution"
+    problems = [tr("{path}: missing", path=path) if not path.exists() else tr("{path}: differs from its solution", path=path)
                 for path, text in expected.items()
                 if not path.exists() or path.read_text(encoding="utf-8") != text]
-    return problems + [f"{path}: has no solution in {solutions}" for path in orphans(solutions, exercises)]
+    return problems + [tr("{path}: has no solution in {solutions}", path=path, solutions=solutions)
+                       for path in orphans(solutions, exercises)]
 
 
 def orphans(solutions: Path, exercises: Path) -> list[Path]:
@@ -90,16 +92,16 @@ def run(args: argparse.Namespace) -> int:
             for problem in problems:
                 print(problem, file=sys.stderr)
             if problems:
-                print("run `python -m ddp_lessons make-exercises` to regenerate", file=sys.stderr)
+                print(tr("run `python -m ddp_lessons make-exercises` to regenerate"), file=sys.stderr)
             return 1 if problems else 0
         changed = write_exercises(args.solutions, args.exercises)
     except ExerciseFormatError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(tr("error: {error}", error=error), file=sys.stderr)
         return 1
     for path in changed:
-        print(f"wrote {path}")
+        print(tr("wrote {path}", path=path))
     for path in orphans(args.solutions, args.exercises):
-        print(f"warning: {path} has no solution in {args.solutions}; delete it if it is retired",
-              file=sys.stderr)
-    print(f"{len(changed)} exercise(s) updated from {args.solutions}")
+        print(tr("warning: {path} has no solution in {solutions}; delete it if it is retired", path=path,
+                 solutions=args.solutions), file=sys.stderr)
+    print(tr("{count} exercise(s) updated from {solutions}", count=len(changed), solutions=args.solutions))
     return 0
