@@ -116,5 +116,5 @@ def test_grade_statuses_keep_their_words():
     from ddp_lessons.grading.scoring import Status
 
     assert [str(status) for status in Status] == ["graded", "not submitted", "unreadable", "timed out",
-                                                  "crashed", "did not run", "over a limit"]
+                                                  "crashed", "did not run", "over a limit", "not graded"]
     assert f"{Status.TIMED_OUT}" == "timed out" and Status.CRASHED == "crashed"
