@@ -234,8 +234,7 @@ def graded_line(notebook: Notebook, grade: Grade, seconds: float) -> str:
 
 
 def grade_notebooks(settings: Settings, notebooks: list[Notebook], jobs: int = 1, *, run: Path | None = None,
-                    cores: int | None = None, hide: list[Path] = (),
-                    on_graded: Callable[[str], None] | None = None) -> dict[Notebook, Grade]:
+                    cores: int | None = None, on_graded: Callable[[str], None] | None = None) -> dict[Notebook, Grade]:
     """The per-notebook step, `jobs` notebooks at a time (each with `cores` // `jobs` cores): grade each
     of `notebooks` under `settings`, store each grade in the run folder `run` as soon as it is known, and
     return them. The first line printed says every limit and how it is enforced here."""
@@ -245,8 +244,8 @@ def grade_notebooks(settings: Settings, notebooks: list[Notebook], jobs: int = 1
     with tempfile.TemporaryDirectory(prefix="ddp-grading-") as workdir:
         box = None
         if sandbox.resolve(settings.sandbox):  # hide what no submission may see, all scratch folders included
-            private = [settings.submissions, settings.solutions, Path(workdir), *hide]
-            box = sandbox.Sandbox(private + ([settings.hidden] if settings.hidden else []) + ([run] if run else []))
+            private = [settings.submissions, settings.solutions, Path(workdir), settings.hidden, run]
+            box = sandbox.Sandbox([path for path in private if path is not None])
         limits_plan = Plan.probe(settings.limits, sandboxed=box is not None)
         say(limits_plan.line(settings.cell_timeout, settings.notebook_timeout))
 

@@ -34,10 +34,11 @@ class FirstAnswer:
 
 
 def read_first_answers(path: Path) -> list[FirstAnswer]:
-    """The first answer to each question in one student's progress file (JSON lines; PREDICT_API.md:
-    a first answer names its lesson, question and whether it was correct). The one place the report
-    reads the journal: point it at ``ddp_lessons.journal``'s reader once that lands. Lines that are not
-    first answers (numeric reveals, check results) or cannot be read are skipped."""
+    """The first answer to each multiple-choice question in one student's progress file (the journal:
+    JSON lines, ``{"event": "answer", "lesson": "06", "question": 1, "correct": true, ...}``). The one
+    place the report reads the journal: point it at ``ddp_lessons.journal``'s reader once that lands.
+    Other events (numeric reveals, check results), numeric answers (``correct`` null) and lines that
+    cannot be read are skipped."""
     seen: dict[tuple[str, int], FirstAnswer] = {}
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -50,7 +51,7 @@ def read_first_answers(path: Path) -> list[FirstAnswer]:
             correct = event["correct"]
         except (ValueError, KeyError, TypeError):
             continue
-        if isinstance(correct, bool) and "measured" not in event and "exercise" not in event:
+        if isinstance(correct, bool) and event.get("event", "answer") == "answer":
             seen.setdefault(key, FirstAnswer(key[0], key[1], correct))
     return list(seen.values())
 

@@ -78,6 +78,10 @@ class Options:
     """Notebooks a task grades at once (``--jobs``)."""
     sbatch_args: tuple[str, ...] = ()
     poll: float = 2.0
+    """Seconds between looks at the queue; after `SLOW_AFTER` seconds, `SLOW_POLL`: kind to a busy slurmctld."""
+
+
+SLOW_AFTER, SLOW_POLL = 120.0, 10.0
 
 
 def per_task(options: Options, count: int) -> int:
@@ -249,11 +253,16 @@ def run_round(run: Path, round_number: int, tasks: list[list[Notebook]], setting
     left_queue: dict[int, float] = {}
     failed: dict[int, str] = {}
     start = time.monotonic()
+
+    def wait() -> None:
+        time.sleep(options.poll if time.monotonic() - start < SLOW_AFTER else max(options.poll, SLOW_POLL))
+
     try:
         while True:
             states = queue_states(job_id, env)
-            if states is None:
-                time.sleep(options.poll)
+            if states is None:  # slurmctld busy or restarting: ask again
+                progress.show(f"SLURM job {job_id}: squeue did not answer, asking again", time.monotonic() - start)
+                wait()
                 continue
             now = time.monotonic()
             done = set()
@@ -281,7 +290,7 @@ def run_round(run: Path, round_number: int, tasks: list[list[Notebook]], setting
             if len(done) + len(failed) == len(tasks):
                 progress.end()
                 return failed
-            time.sleep(options.poll)
+            wait()
     except KeyboardInterrupt:
         progress.end()
         cancel(job_id, env)

@@ -51,18 +51,18 @@ proportional = (moved - scale * wanted).norm() <= 0.02 * (scale * wanted).norm()
 assert abs(scale - 1) < 0.02 or not proportional, choose({
     "en": "with 3 micro-batches the step moved the weights {scale:.3g}x as far as the average gradient does: "
           "divide each micro-batch's loss by len(micro_batches), the number this step has, not by a fixed number",
-    "es": "con 3 micro-lotes el paso movió los pesos {scale:.3g} veces lo que mueve el gradiente medio: divida la "
-          "pérdida de cada micro-lote entre len(micro_batches), los que tiene este paso, no entre un número fijo"},
+    "es": "con 3 microlotes el paso movió los pesos {scale:.3g} veces lo que mueve el gradiente medio: divida la "
+          "pérdida de cada microlote entre len(micro_batches), los que tiene este paso, no entre un número fijo"},
     scale=scale)
 assert torch.allclose(moved, wanted, rtol=1e-3, atol=1e-6), choose({
     "en": "with 3 micro-batches the step is not the average gradient's: accumulate a backward for every "
           "micro-batch (no zero_grad in between), then `unscale_`, clip, `step`, `update`",
-    "es": "con 3 micro-lotes el paso no es el del gradiente medio: acumule una propagación hacia atrás por "
-          "micro-lote (sin `zero_grad` entre medias) y después `unscale_`, el recorte, `step` y `update`"})
+    "es": "con 3 microlotes el paso no es el del gradiente medio: acumule una propagación hacia atrás por "
+          "microlote (sin `zero_grad` entre medias) y después `unscale_`, el recorte, `step` y `update`"})
 assert wrapped.unsynced == len(micro_batches) - 1, choose({
     "en": "with 3 micro-batches, {unsynced} ran inside no_sync(): all but the last must (2 here), so that only "
           "the last backward all-reduces",
-    "es": "con 3 micro-lotes, {unsynced} se ejecutaron dentro de no_sync(): deben hacerlo todos menos el último "
+    "es": "con 3 microlotes, {unsynced} se ejecutaron dentro de no_sync(): deben hacerlo todos menos el último "
           "(aquí 2), para que solo la última propagación hacia atrás haga el all-reduce"},
     unsynced=wrapped.unsynced)
 print("✓ hidden: 3 micro-batches averaged, 2 of them inside no_sync()")
