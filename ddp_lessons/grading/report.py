@@ -8,20 +8,19 @@ Notebooks the grader could not grade (NOT_GRADED) are counted apart and left out
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean, median
 
+from ddp_lessons import journal
 from ddp_lessons.grading.scoring import CRASHED, NOT_GRADED, NOT_SUBMITTED, OVER_LIMIT, TIMED_OUT, Grade
 
 LABEL_CHARS = 70
 HINT_CHARS = 120
 """The most of a hint the report's table shows."""
-JOURNAL = "my_progress.jsonl"
-"""The progress file a student hands in beside their notebooks (the journal's default name,
-/work/team/PREDICT_API.md); read by `first_answers`."""
+JOURNAL = journal.FILE
+"""The progress file a student hands in beside their notebooks (`ddp_lessons.journal`'s file)."""
 
 
 @dataclass(frozen=True)
@@ -34,25 +33,19 @@ class FirstAnswer:
 
 
 def read_first_answers(path: Path) -> list[FirstAnswer]:
-    """The first answer to each multiple-choice question in one student's progress file (the journal:
-    JSON lines, ``{"event": "answer", "lesson": "06", "question": 1, "correct": true, ...}``). The one
-    place the report reads the journal: point it at ``ddp_lessons.journal``'s reader once that lands.
-    Other events (numeric reveals, check results), numeric answers (``correct`` null) and lines that
-    cannot be read are skipped."""
+    """The first answer to each multiple-choice question in one student's progress file, read with
+    `ddp_lessons.journal.read` (answer events with a right or wrong answer; numeric answers, reveals,
+    check results and unreadable lines are left out)."""
     seen: dict[tuple[str, int], FirstAnswer] = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return []
-    for line in lines:
-        try:
-            event = json.loads(line)
-            key = (str(event["lesson"]).zfill(2), int(event["question"]))
-            correct = event["correct"]
-        except (ValueError, KeyError, TypeError):
+    for event in journal.read(path).events:
+        correct = event.get("correct")
+        if event["event"] != "answer" or not isinstance(correct, bool):
             continue
-        if isinstance(correct, bool) and event.get("event", "answer") == "answer":
-            seen.setdefault(key, FirstAnswer(key[0], key[1], correct))
+        try:
+            key = (str(event["lesson"]).zfill(2), int(event["question"]))
+        except (KeyError, TypeError, ValueError):
+            continue
+        seen.setdefault(key, FirstAnswer(key[0], key[1], correct))
     return list(seen.values())
 
 
