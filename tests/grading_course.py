@@ -60,3 +60,27 @@ def submit(folder, student, notebook):
     """Hand `notebook` in as `student` in the submissions `folder`."""
     (folder / student).mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, folder / student / "99_synthetic.ipynb")
+
+
+HIDDEN_CHECK = """# Hidden check: double() doubles negative numbers too
+# points: 2
+from ddp_lessons.i18n import choose
+got = double(-3)
+assert got == -6, choose({"en": "hint: double(-3) gave {got}, not -6", "es": "pista: double(-3) dio {got}, no -6"},
+                         got=got)
+print("negatives ok")
+"""
+"""A hidden check of the synthetic exercise (nbval cell 4 after its 4 code cells): `return x + 2` passes
+the visible check (double(2) == 4) and fails this one."""
+
+
+def hidden_checks(folder):
+    """`folder`/hidden/99_synthetic/negatives.py (the instructor's kit of the synthetic exercise)."""
+    (folder / "hidden" / "99_synthetic").mkdir(parents=True)
+    (folder / "hidden" / "99_synthetic" / "negatives.py").write_text(HIDDEN_CHECK)
+    return folder / "hidden"
+
+
+SPY = ("total = sum(double(i) for i in range(4)) if 'Hidden' + ' check' not in open('99_synthetic.ipynb').read() "
+       "else -1")
+"""A right second answer that reads the notebook it runs in: 12 only if no hidden check's code is on disk."""

@@ -40,6 +40,14 @@ def require_slurm() -> None:
         pytest.skip(message)
 
 
+def memory_mib() -> int:
+    """Most of this machine's memory in MiB, as the node offers it (jobs may then ask for memory with
+    --mem); 90 %: slurmd refuses a node whose configured memory is above what it measures."""
+    with open("/proc/meminfo") as meminfo:
+        kib = next(int(line.split()[1]) for line in meminfo if line.startswith("MemTotal:"))
+    return kib * 9 // 10 // 1024
+
+
 def _which(name: str) -> str | None:
     """The path of program `name` on PATH or in the sbin folders, where Debian puts the daemons."""
     return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin:/usr/local/sbin")
@@ -111,7 +119,7 @@ class SlurmCluster:
             f"SlurmdPidFile={root / 'slurmd.pid'}",
             f"SlurmctldLogFile={root / 'log' / 'slurmctld.log'}",
             f"SlurmdLogFile={root / 'log' / 'slurmd.log'}",
-            f"NodeName={self.node} NodeAddr=127.0.0.1 CPUs={self.cpus} State=UNKNOWN",
+            f"NodeName={self.node} NodeAddr=127.0.0.1 CPUs={self.cpus} RealMemory={memory_mib()} State=UNKNOWN",
             "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP",
             "",
         ])

@@ -1,6 +1,7 @@
 """The grader end to end: submissions graded by real nbval runs of a small synthetic exercise (and every
 solution). Its parts alone: test_grading_restore, _scoring, _plugin, _gradebook, _jobs, _sandbox, _feedback."""
 import csv
+import json
 import re
 import time
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 from ddp_lessons import grading
 from ddp_lessons.runtime import processes
 from ddp_lessons.tooling import cli, exercises
-from grading_course import CORRECT, answer, course, submit  # noqa: F401 (course is a fixture)
+from grading_course import CORRECT, SPY, answer, course, hidden_checks, submit  # noqa: F401 (course is a fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted((ROOT / "solutions").glob(exercises.NOTEBOOK_PATTERN))
@@ -32,9 +33,11 @@ def test_missing_and_unreadable_submissions_score_zero_without_a_kernel(course, 
 
 @pytest.mark.slow
 def test_grader_ranks_correct_wrong_tampered_hanging_crashing_and_missing(course, tmp_path, capsys):
+    """One class at --jobs 2 with the instructor's hidden check, every output format written; the formats'
+    contents are checked in test_grading_formats (their schemas) and here (what each student got)."""
     solution, exercise = course
     submissions = tmp_path / "submissions"
-    submit(submissions, "alice", answer(exercise, *CORRECT))
+    submit(submissions, "alice", answer(exercise, CORRECT[0], SPY))  # reads its notebook: no hidden code there
     submit(submissions, "bob", answer(exercise, "return x + 2", "total = sum(double(i) for i in range(4))"))
     tampered = answer(exercise, "return x + 2", "total = 0")
     tampered.cells[4].source = "# checks the total\npass"
@@ -46,21 +49,24 @@ def test_grader_ranks_correct_wrong_tampered_hanging_crashing_and_missing(course
 
     code = cli.main(["grade", str(submissions), "--out", str(tmp_path / "grades.csv"),
                      "--solutions", str(solution.parent), "--cell-timeout", str(CELL_TIMEOUT),
-                     "--notebook-timeout", str(NOTEBOOK_TIMEOUT), "--jobs", "2",
-                     "--feedback", str(tmp_path / "feedback")])
+                     "--notebook-timeout", str(NOTEBOOK_TIMEOUT), "--jobs", "2", "--hidden", str(hidden_checks(tmp_path)),
+                     "--feedback", str(tmp_path / "feedback"), "--gradescope", str(tmp_path / "gradescope")])
 
     assert code == 0
     with open(tmp_path / "grades.csv", newline="") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
     assert {s: (int(r["points"]), int(r["max_points"])) for s, r in rows.items()} == {
-        "alice": (5, 5), "bob": (2, 5), "mallory": (2, 5), "carol": (0, 5), "dave": (0, 5), "erin": (0, 5)}
+        "alice": (7, 7), "bob": (2, 7), "mallory": (2, 7), "carol": (0, 7), "dave": (0, 7), "erin": (0, 7)}
     assert rows["alice"]["failed_checks"] == ""
-    assert rows["bob"]["failed_checks"] == "cell 3: AssertionError: hint: add double(i) for i in 0..3"
+    hidden_failure = "hidden check double() doubles negative numbers too: AssertionError: hint: double(-3) gave -1, not -6"
+    assert rows["bob"]["failed_checks"].split(" | ") == ["cell 3: AssertionError: hint: add double(i) for i in 0..3",
+                                                         hidden_failure]
     assert rows["mallory"]["failed_checks"] == rows["bob"]["failed_checks"]  # tampering gained nothing
     assert rows["carol"]["failed_checks"].split(" | ") == [
         f"cell 1: Timeout of {CELL_TIMEOUT} seconds exceeded executing cell",
-        "cell 3: not scored: cell 1 timed out"]
-    assert rows["dave"]["failed_checks"].split(" | ") == [  # dave's first check had passed
+        "cell 3: not scored: cell 1 timed out",
+        "hidden check double() doubles negative numbers too: not scored: cell 1 timed out"]
+    assert rows["dave"]["failed_checks"].split(" | ")[:3] == [  # dave's first check had passed
         "cell 2: crashed: the kernel died (exit code 1) while this cell ran",
         "cell 1: not scored: cell 2 crashed", "cell 3: not scored: cell 2 crashed"]
     assert rows["erin"]["failed_checks"] == "not submitted"
@@ -68,17 +74,31 @@ def test_grader_ranks_correct_wrong_tampered_hanging_crashing_and_missing(course
     seconds = {m[1]: float(m[2]) for m in re.finditer(r"^(\w+)/99_synthetic.ipynb: .* \(([\d.]+) s\)$",
                                                       printed, re.MULTILINE)}
     assert max(seconds["carol"], seconds["dave"]) < NOTEBOOK_TIMEOUT / 2, "ended by the cell timeout"
-    assert re.search(r"^alice +5/5 +5/5$", printed, re.MULTILINE)
-    assert re.search(r"^dave +0/5 +0/5$", printed, re.MULTILINE)
+    assert re.search(r"^alice +7/7 +7/7$", printed, re.MULTILINE)
+    assert re.search(r"^dave +0/7 +0/7$", printed, re.MULTILINE)
     bob = (tmp_path / "feedback" / "bob.md").read_text()
     assert "| failed | checks the total (cell 3) | 0/3 |" in bob and "AssertionError: hint: add double(i)" in bob
+    assert "| failed | double() doubles negative numbers too (hidden check) | 0/2 |" in bob
+    assert "AssertionError: hint: double(-3) gave -1, not -6" in bob
+    assert "double(-3) == -6" not in bob and "choose(" not in bob  # the hidden check's hint, never its code
     assert "**Crashed**" in (tmp_path / "feedback" / "dave.md").read_text()
     assert "**Timed out**" in (tmp_path / "feedback" / "carol.md").read_text()
     assert "**Not submitted**" in (tmp_path / "feedback" / "erin.md").read_text()
     assert (tmp_path / "grades-wide.csv").read_text().splitlines()[:2] == [
-        "student,99_synthetic,total,max_total", "alice,5,5,5"]
+        "student,99_synthetic,total,max_total", "alice,7,7,7"]
+    assert (tmp_path / "grades-lms.csv").read_text().splitlines()[:3] == [
+        "student_id,total,99_synthetic", "alice,7,7", "bob,2,2"]
     assert (tmp_path / "grades-report.png").stat().st_size > 0
-    assert "| 99_synthetic | checks the total | 1/6 | 17 % |" in (tmp_path / "grades-report.md").read_text()
+    report = (tmp_path / "grades-report.md").read_text()
+    assert "| 99_synthetic | checks the total | 1/6 | 17 % | 5 | hint: add double(i) for i in 0..3 (2×) |" in report
+    assert ("| 99_synthetic | (hidden) double() doubles negative numbers too | 1/6 | 17 % | 5 | "
+            "hint: double(-3) gave -1, not -6 (2×) |") in report
+    bob_results = json.loads((tmp_path / "gradescope" / "bob" / "results.json").read_text())
+    hidden_test = bob_results["tests"][-1]
+    assert (bob_results["score"], hidden_test["visibility"], hidden_test["score"], hidden_test["max_score"]) == (
+        2, "after_published", 0, 2)
+    assert "hint: double(-3) gave -1" in hidden_test["output"] and "double(-3) == -6" not in hidden_test["output"]
+    assert json.loads((tmp_path / "gradescope" / "alice" / "results.json").read_text())["score"] == 7
 
 
 @pytest.mark.slow
@@ -147,7 +167,7 @@ def fails_from_student_code(solution):
 
 
 def cell_results_of_each_run(monkeypatch) -> list[dict[int, dict]]:
-    """Every grader run's per-cell records (nbval cell number -> outcome), in run order, as they are read."""
+    """Every grader run's per-cell records (nbval cell number -> `CellRecord`), in run order, as they are read."""
     runs, read = [], grading.jobs.read_report
     monkeypatch.setattr(grading.jobs, "read_report", lambda report: runs.append(read(report)) or runs[-1])
     return runs
@@ -165,7 +185,7 @@ def test_untouched_exercise_fails_exactly_its_checks_and_solution_passes_all(sol
     solution = nbformat.read(solution_path, as_version=4)
     code = [cell for cell in solution.cells if cell.cell_type == "code"]
     assert sorted(runs[0]) == list(range(len(code))), "not every cell of the solution ran"
-    failed = {f"cell {n}": r["error"] for n, r in sorted(runs[0].items()) if r["error"]}
+    failed = {f"cell {n}": r.error for n, r in sorted(runs[0].items()) if r.error}
     assert not failed, f"{solution_path.name}: cells failed outside the checks: {failed}"
     compared = [n for n, cell in enumerate(code) if "NBVAL_CHECK_OUTPUT" in cell.source]
     assert not compared, (f"{solution_path.name}: cells {compared} ask nbval to compare their output, "

@@ -116,5 +116,42 @@ def test_grade_statuses_keep_their_words():
     from ddp_lessons.grading.scoring import Status
 
     assert [str(status) for status in Status] == ["graded", "not submitted", "unreadable", "timed out",
-                                                  "crashed", "did not run", "over a limit"]
+                                                  "crashed", "did not run", "over a limit", "not graded"]
     assert f"{Status.TIMED_OUT}" == "timed out" and Status.CRASHED == "crashed"
+
+
+def test_the_report_counts_who_failed_each_check_and_the_hint_most_of_them_read(tmp_path):
+    other = Grade("dan", "05_sampler", 3, 4, ["cell 3: AssertionError: hint: count padded indices"],
+                  checks=[passed("shards match", 3, 1),
+                          failed("coverage", 1, 3, "AssertionError: hint: count padded indices\nthird line")])
+    stopped = Grade("erin", "05_sampler", 0, 4, ["cell 1: not scored: cell 0 timed out"], "timed out", "timed out",
+                    [CheckResult(1, "shards match", 0, 3, "not scored: cell 0 timed out"),
+                     CheckResult(3, "coverage", 0, 1, "not scored: cell 0 timed out")])
+    failures = report.check_failures(CLASS + [other, stopped])
+    assert failures[("05_sampler", "coverage")] == (4, "hint: count padded indices", 2)  # carol and erin: no hint
+    assert failures[("05_sampler", "shards match")] == (2, "", 0)
+    text = report.markdown(CLASS + [other, stopped], None)
+    assert "| 05_sampler | coverage | 1/5 | 20 % | 4 | hint: count padded indices (2×) |" in text
+
+
+def test_first_try_accuracy_comes_from_the_progress_files_handed_in_and_never_writes_them(tmp_path):
+    import json
+    import os
+    for student, answers in {"alice": [("05", 1, True), ("05", 2, False)], "bob": [("05", 1, False)],
+                             "carol": []}.items():
+        (tmp_path / student).mkdir()
+        lines = [{"v": 1, "event": "answer", "lesson": lesson, "question": question, "answer": "b",
+                  "correct": correct, "confidence": "sure"} for lesson, question, correct in answers]
+        lines.append({"v": 1, "event": "answer", "lesson": "05", "question": 1, "correct": True})  # only the first counts
+        lines.append({"v": 1, "event": "answer", "lesson": "05", "question": 3, "answer": 5, "correct": None})
+        lines.append({"v": 1, "event": "reveal", "lesson": "05", "question": 3, "measured": 4, "predicted": 5})
+        lines.append({"v": 1, "event": "check", "exercise": "05", "check": "sampler_shards", "passed": True})
+        if student != "carol":
+            (tmp_path / student / report.JOURNAL).write_text("\n".join(map(json.dumps, lines)) + "\nnot json\n")
+    stamps = {path: os.stat(path).st_mtime_ns for path in tmp_path.glob(f"*/{report.JOURNAL}")}
+    journals = report.first_answers(tmp_path, ["alice", "bob", "carol"])
+    assert sorted(journals) == ["alice", "bob"]
+    assert report.first_try_accuracy(journals) == [("05", 2, 0, 1), ("05", 1, 1, 2)]
+    text = report.markdown(CLASS, None, journals)
+    assert "| 05-1 | 1/2 | 50 % | " + report.question_text("05", 1)[:40] in text
+    assert {path: os.stat(path).st_mtime_ns for path in stamps} == stamps

@@ -14,6 +14,7 @@ import pytest
 
 from ddp_lessons.tooling import cli
 from ddp_lessons.grading import cgroups, confine, feedback, jobs, limits, plugin, sandbox, scoring, watch
+from ddp_lessons.grading.cells import CellRecord
 from ddp_lessons.grading.limits import GiB, MiB, Limits, Plan
 from grading_course import CORRECT, answer, make_course, submit
 
@@ -186,10 +187,10 @@ def stream(text):
 
 def test_output_is_counted_as_it_arrives_and_handed_to_nbval_in_order():
     kernel = FloodingKernel([stream("a" * 10), stream("b" * 10)])
-    plugin.watch_kernel(kernel, output_limit=100)
+    watch = plugin.watch_kernel(kernel, output_limit=100)
     assert kernel.get_message("shell", timeout=5)["msg_type"] == "execute_reply"  # output read meanwhile
     assert [kernel.get_message("iopub")["content"]["text"][0] for _ in range(2)] == ["a", "b"]
-    assert kernel._ddp_lessons_output == 20
+    assert watch.output == 20
 
 
 def test_a_flood_stops_the_kernel_and_names_the_output_limit(monkeypatch):
@@ -217,8 +218,7 @@ def test_a_cell_is_charged_with_the_limit_whose_counter_rose_while_it_ran(monkey
 # --- scoring and feedback --------------------------------------------------------------------------
 
 def records(*entries):
-    return {cell: {"cell": cell, "error": error, "hint": "", "timed_out": False, "crashed": bool(limit),
-                   "limit": limit} for cell, error, limit in entries}
+    return {cell: CellRecord(cell, error=error, crashed=bool(limit), limit=limit) for cell, error, limit in entries}
 
 
 def test_a_limit_voids_the_exercise_and_says_which_limit_in_which_cell(tmp_path):
@@ -227,7 +227,7 @@ def test_a_limit_voids_the_exercise_and_says_which_limit_in_which_cell(tmp_path)
     checks = exercises.check_cells(exercise)
     results = records((0, None, None), (1, None, None),
                       (2, "used more than 4 GiB of memory (the grader's limit)", "memory"), (3, None, None))
-    results[2]["value"] = 4 * GiB  # the plugin records the limit's value beside its kind
+    results[2].value = 4 * GiB  # the plugin records the limit's value beside its kind
     grade = scoring.score("99_synthetic", "hog", checks, {checks[0].id: 1, checks[1].id: 3}, results)
     assert (grade.points, grade.status) == (0, scoring.OVER_LIMIT)
     assert grade.note == "used more than 4 GiB of memory in cell 2"
@@ -261,7 +261,7 @@ def test_a_limit_hit_outside_any_cell_voids_the_exercise_without_naming_a_cell(t
 
 
 def test_the_grader_charges_the_running_cell_when_it_stopped_the_job():
-    started = {2: {"cell": 2, "running": True, "error": None, "timed_out": False}}
+    started = {2: CellRecord(2, running=True)}
     assert jobs.running_cell({**records((0, None, None), (1, None, None)), **started}) == 2
     assert jobs.running_cell(records((0, None, None))) is None
     assert jobs.unattributed_hit({"memory": 1}, records((0, None, None))) == "memory"

@@ -1,11 +1,12 @@
 """`grading.scoring`: which check cells earn their points, given each cell's outcome (nothing runs)."""
 from ddp_lessons import grading
+from ddp_lessons.grading.cells import CellRecord
 from ddp_lessons.tooling import exercises
 from grading_course import course  # noqa: F401 (course is a fixture)
 
 
 def result(cell, error=None, timed_out=False):
-    return {cell: {"cell": cell, "error": error, "timed_out": timed_out}}
+    return {cell: CellRecord(cell, error=error, timed_out=timed_out)}
 
 
 def test_only_checks_that_passed_score_and_failures_show_their_first_line(course):

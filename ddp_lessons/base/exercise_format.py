@@ -11,7 +11,8 @@ marker's indentation; a markdown region between ``<!-- BEGIN SOLUTION -->`` and
 uncommented, instead of the stub (a planted bug for a bug hunt; nothing at all if none follow).
 
 Check cells carry the cell metadata ``{"ddp_lessons": {"check": true, "points": N}}``; the grader
-scores them and restores their source from the solution.
+scores them and restores their source from the solution. A hidden check (``grade --hidden``: never in
+a solution or an exercise) adds ``"hidden": true``; the grader appends it to the scratch copy it runs.
 """
 
 from __future__ import annotations
@@ -67,6 +68,11 @@ def replace_regions(source: str, markers: tuple[str, str], stub: tuple[str, ...]
 def is_check_cell(cell: NotebookNode) -> bool:
     """True for a code cell marked ``{"ddp_lessons": {"check": true, ...}}``."""
     return cell.cell_type == "code" and bool(cell.metadata.get("ddp_lessons", {}).get("check"))
+
+
+def is_hidden_check(cell: NotebookNode) -> bool:
+    """True for a check cell the grader added from the instructor's hidden checks."""
+    return is_check_cell(cell) and bool(cell.metadata["ddp_lessons"].get("hidden"))
 
 
 def check_cells(notebook: NotebookNode, name: str = "notebook") -> list[NotebookNode]:

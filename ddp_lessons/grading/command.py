@@ -1,5 +1,7 @@
-"""``python -m ddp_lessons grade SUBMISSIONS``: options, then gradebook, wide CSV, class report and
-(with ``--feedback DIR``) one feedback file per student."""
+"""``python -m ddp_lessons grade SUBMISSIONS``: options; the class graded here (``--jobs``) or on SLURM
+(``--slurm``), each notebook's result kept in the run folder (``--resume``); then, from the merged
+results, the gradebook, the wide and LMS CSVs, the class report and, when asked, one feedback file and
+one Gradescope results.json per student."""
 
 from __future__ import annotations
 
@@ -8,8 +10,9 @@ import sys
 from pathlib import Path
 
 from ddp_lessons.base.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
-from ddp_lessons.grading import feedback, gradebook, limits, report, sandbox
-from ddp_lessons.grading.jobs import NOTEBOOK_TIMEOUT, default_jobs, grade_folder
+from ddp_lessons.base.exercise_format import ExerciseFormatError
+from ddp_lessons.grading import feedback, gradebook, gradescope, hidden, limits, report, results, sandbox, slurm
+from ddp_lessons.grading.jobs import NOTEBOOK_TIMEOUT, Settings, default_jobs, grade_notebooks, plan
 
 
 def size(text: str) -> int | None:
@@ -32,21 +35,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``grade``."""
     parser.add_argument("submissions", type=Path, help="folder of <student>/<NN_topic>.ipynb")
     parser.add_argument("--out", type=Path, default=Path("grades.csv"),
-                        help="gradebook CSV to write (also OUT-wide.csv, OUT-report.md and OUT-report.png)")
+                        help="gradebook CSV to write (also OUT-wide.csv, OUT-lms.csv, OUT-report.md and "
+                             "OUT-report.png; every notebook's result is kept in OUT-run/)")
     parser.add_argument("--solutions", type=Path, default=Path("solutions"),
                         help="solution notebooks: which exercises exist and what each check is worth")
     parser.add_argument("--exercise", action="append", metavar="NN_topic",
                         help="grade only this exercise (repeat for more); default: all")
+    parser.add_argument("--hidden", type=Path, metavar="DIR",
+                        help="hidden checks: DIR/NN_topic/*.py, run after the student's own checks, with their "
+                             "own points (keep DIR outside solutions/, exercises/ and the submissions)")
     parser.add_argument("--cell-timeout", type=float, default=CELL_TIMEOUT,
                         help=f"seconds per cell (default {CELL_TIMEOUT})")
     parser.add_argument("--notebook-timeout", type=float, default=NOTEBOOK_TIMEOUT,
                         help=f"seconds per notebook, then it is killed (default {NOTEBOOK_TIMEOUT})")
-    parser.add_argument("--jobs", type=int, default=default_jobs(),
-                        help=f"notebooks graded at once (default cores // 2 = {default_jobs()} here)")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help=f"notebooks graded at once (default cores // 2 = {default_jobs()} here; with "
+                             "--slurm: in each task, default 1)")
     parser.add_argument("--sandbox", choices=sandbox.MODES, default="auto",
                         help="auto: bubblewrap when it works here, else none with a warning (default)")
     parser.add_argument("--feedback", type=Path, metavar="DIR",
                         help="write one Markdown feedback file per student into DIR")
+    parser.add_argument("--gradescope", type=Path, metavar="DIR",
+                        help="write a Gradescope autograder results.json per student: DIR/<student>/results.json")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep what an interrupted run (same options) graded in OUT-run/ and grade the rest")
     sizes = limits.size_text
     parser.add_argument("--memory", type=size, default=limits.MEMORY, metavar="SIZE",
                         help=f"memory per notebook, all its processes together (default {sizes(limits.MEMORY)}; "
@@ -58,35 +70,115 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"processes and threads a notebook may run at once (default {limits.PROCESSES})")
     parser.add_argument("--output", type=size, default=limits.OUTPUT, metavar="SIZE",
                         help=f"output a notebook may print (default {sizes(limits.OUTPUT)})")
+    cluster = parser.add_argument_group("grading on a SLURM cluster (docs/INSTRUCTORS.md, 'Grading on SLURM')")
+    cluster.add_argument("--slurm", action="store_true",
+                         help="grade through one sbatch job array (run this on the cluster's login node; OUT's "
+                              "folder must be shared with the nodes)")
+    cluster.add_argument("--partition", help="sbatch --partition")
+    cluster.add_argument("--account", help="sbatch --account")
+    cluster.add_argument("--time-per-task", metavar="T",
+                         help="sbatch --time of each task, e.g. 30 (minutes) or 1:00:00 (default: its notebooks "
+                              "at --notebook-timeout each, plus 5 minutes)")
+    cluster.add_argument("--tasks-in-flight", type=int, metavar="K",
+                         help="at most K tasks running at once (sbatch --array=...%%K; default: no cap)")
+    cluster.add_argument("--per-task", type=int, metavar="N",
+                         help=f"notebooks per task (default {slurm.PER_TASK}, more beyond {slurm.MAX_TASKS} tasks)")
+    cluster.add_argument("--sbatch-arg", action="append", default=[], metavar="ARG",
+                         help="one more sbatch option, as written (repeat), e.g. --sbatch-arg=--qos=short")
+
+
+def manifest(settings: Settings, exercises: list[str] | None) -> dict:
+    """What the run folder records: how it grades (a --resume must match it) and for which exercises."""
+    return {"settings": settings.to_dict(), "exercises": sorted(exercises) if exercises else None}
 
 
 def run(args: argparse.Namespace) -> int:
-    """Grade the submissions, write gradebook, wide CSV, report (and feedback); 1 if nothing was graded."""
+    """Grade the submissions (here, or on SLURM), then write the gradebook and the rest; 0 when every
+    notebook was graded, 2 when some could not be (named), 130 when interrupted, 1 on errors."""
     if not args.submissions.is_dir():
         print(f"error: {args.submissions} is not a folder of student folders", file=sys.stderr)
         return 1
-    if args.jobs < 1:
+    jobs_at_once = args.jobs if args.jobs is not None else (1 if args.slurm else default_jobs())
+    if jobs_at_once < 1:
         print("error: --jobs must be at least 1", file=sys.stderr)
         return 1
+    for option in ("per_task", "tasks_in_flight"):
+        if getattr(args, option) is not None and getattr(args, option) < 1:
+            print(f"error: --{option.replace('_', '-')} must be at least 1", file=sys.stderr)
+            return 1
+    run_dir, notebooks = results.run_folder(args.out), []
     try:
+        if args.hidden is not None:
+            hidden.check_folder(args.hidden, [args.solutions, args.solutions.parent / "exercises", args.submissions])
         bounds = limits.Limits(memory=args.memory, processes=args.processes, disk=args.disk, output=args.output)
-        grades = grade_folder(args.submissions, args.solutions, args.exercise, cell_timeout=args.cell_timeout,
-                              notebook_timeout=args.notebook_timeout, jobs=args.jobs, sandbox_mode=args.sandbox,
-                              limits=bounds)
-    except sandbox.SandboxError as error:
-        print(f"error: --sandbox bwrap: {error}", file=sys.stderr)
+        settings = Settings(args.submissions, args.solutions, args.hidden, args.cell_timeout,
+                            args.notebook_timeout, bounds, args.sandbox)
+        notebooks = plan(args.submissions, args.solutions, args.exercise)
+        if not notebooks:
+            print(f"error: nothing to grade (no student folders in {args.submissions} or no "
+                  f"{NOTEBOOK_PATTERN} in {args.solutions})", file=sys.stderr)
+            return 1
+        for exercise in {notebook.exercise for notebook in notebooks}:
+            settings.checks(exercise)  # every solution and hidden check reads before anything runs
+        results.start_run(run_dir, manifest(settings, args.exercise), args.resume)
+        kept = results.read_results(run_dir, notebooks, args.submissions) if args.resume else {}
+        for notebook in notebooks:  # a result of a notebook handed in again since does not count
+            if notebook not in kept:
+                results.result_path(run_dir, notebook).unlink(missing_ok=True)
+        todo = [notebook for notebook in notebooks if notebook not in kept]
+        if args.resume:
+            print(f"--resume: {len(kept)} of {len(notebooks)} notebooks already graded in {run_dir}", flush=True)
+        missing: dict = {}
+        if args.slurm:
+            options = slurm.Options(args.partition, args.account, args.time_per_task, args.tasks_in_flight,
+                                    args.per_task, jobs_at_once, tuple(args.sbatch_arg))
+            missing = slurm.grade(settings, todo, run_dir, options, graded_before=len(kept))
+        elif todo:
+            grade_notebooks(settings, todo, jobs_at_once, run=run_dir)
+    except (sandbox.SandboxError, hidden.HiddenCheckError, ExerciseFormatError, slurm.SlurmError,
+            ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
         return 1
-    if not grades:
-        print(f"error: nothing to grade (no student folders in {args.submissions} or no "
-              f"{NOTEBOOK_PATTERN} in {args.solutions})", file=sys.stderr)
-        return 1
+    except slurm.Interrupted as stopped:
+        graded = len(results.read_results(run_dir, notebooks, args.submissions))
+        print(f"\ninterrupted: cancelled SLURM job {stopped.job_id} (scancel {stopped.job_id}); {graded} of "
+              f"{len(notebooks)} notebooks are graded and kept in {run_dir}: run the same command with --resume "
+              "to grade the rest", file=sys.stderr, flush=True)
+        return 130
+    except KeyboardInterrupt:
+        graded = len(results.read_results(run_dir, notebooks, args.submissions))
+        print(f"\ninterrupted: {graded} of {len(notebooks)} notebooks are graded and kept in {run_dir}: run the "
+              "same command with --resume to grade the rest", file=sys.stderr, flush=True)
+        return 130
+    found = results.read_results(run_dir, notebooks, args.submissions)
+    grades = results.merge(notebooks, found, settings.checks,
+                           {n: missing.get(n, "no result in " + str(run_dir)) for n in notebooks if n not in found})
+    write_outputs(grades, args)
+    ungraded = [grade for grade in grades if not grade.graded]
+    if ungraded:
+        print(f"NOT GRADED ({len(ungraded)} notebooks, no points given; grade them with --resume):",
+              file=sys.stderr)
+        for grade in ungraded:
+            print(f"  {grade.student}/{grade.exercise}: {grade.note}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def write_outputs(grades: list, args: argparse.Namespace) -> None:
+    """The gradebook, the wide and LMS CSVs, the class report, and the feedback and Gradescope files asked for."""
     gradebook.write_gradebook(grades, args.out)
     gradebook.write_wide(grades, gradebook.wide_path(args.out))
-    markdown, figure = report.write_report(grades, args.out.with_name(f"{args.out.stem}-report.md"))
+    gradebook.write_lms(grades, gradebook.lms_path(args.out))
+    journals = report.first_answers(args.submissions, sorted({grade.student for grade in grades}))
+    markdown, figure = report.write_report(grades, args.out.with_name(f"{args.out.stem}-report.md"), journals)
     print(gradebook.summary_table(grades))
     print(f"gradebook: {args.out}\none row per student: {gradebook.wide_path(args.out)}\n"
+          f"for an LMS import: {gradebook.lms_path(args.out)}\n"
           f"class report: {markdown} (figure {figure.name})")
     if args.feedback:
         written = feedback.write_feedback(grades, args.feedback)
         print(f"feedback: {len(written)} files in {args.feedback}")
-    return 0
+    if args.gradescope:
+        written, skipped = gradescope.write_results(grades, args.gradescope)
+        print(f"Gradescope results: {len(written)} files in {args.gradescope}"
+              + (f" (none for {', '.join(skipped)}: not every exercise graded)" if skipped else ""))

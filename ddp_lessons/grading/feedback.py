@@ -1,14 +1,15 @@
 """Feedback for students (``grade --feedback DIR``): one Markdown file per student listing, per
 exercise, each check with its points and, for a failure, the hint the check printed: what the
-student would have seen running the notebook. Whole-exercise problems are said in words."""
+student would have seen running the notebook. Whole-exercise problems are said in words. A hidden
+check (``grade --hidden``) is named by its title and its hint given, never its code."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from ddp_lessons.grading import limits
-from ddp_lessons.grading.scoring import (CRASHED, DID_NOT_RUN, GRADED, NOT_SUBMITTED, OVER_LIMIT, TIMED_OUT,
-                                         UNREADABLE, Grade, LimitHit)
+from ddp_lessons.grading.scoring import (CRASHED, DID_NOT_RUN, GRADED, NOT_GRADED, NOT_SUBMITTED, OVER_LIMIT,
+                                         TIMED_OUT, UNREADABLE, Grade, LimitHit)
 from ddp_lessons.i18n import SOURCE, tr
 
 
@@ -24,8 +25,17 @@ def words(status: str, lang: str, note: str = "") -> str:
         OVER_LIMIT: tr("**Over a limit**: this notebook {note}, so this exercise scores zero. The grader bounds "
                        "the memory, disk, processes and output of every notebook, so that one cannot slow down "
                        "or break the others graded beside it.", lang=lang, note=note),
+        NOT_GRADED: tr("**Not graded yet**: the grader could not run this notebook (a problem on the grading "
+                       "machines, not in your work); it will be graded again, and no points are counted until "
+                       "then.", lang=lang),
     }
     return said.get(status, status)
+
+
+def status_words(grade: Grade, lang: str) -> str:
+    """What `grade`'s whole-exercise status means for the student, in `lang` (which limit, for OVER_LIMIT)."""
+    known = grade.status == OVER_LIMIT and grade.limit is not None and grade.limit.value is not None
+    return words(grade.status, lang, over_limit(grade.limit, lang) if known else grade.note)
 
 
 def over_limit(hit: LimitHit, lang: str) -> str:
@@ -55,20 +65,21 @@ def student_markdown(student: str, grades: list[Grade]) -> str:
         lines += [tr("## {exercise}: {points}/{max_points} points", lang=lang, exercise=grade.exercise,
                      points=grade.points, max_points=grade.max_points), ""]
         if grade.status != GRADED:
-            known = grade.status == OVER_LIMIT and grade.limit is not None and grade.limit.value is not None
-            lines += [words(grade.status, lang, over_limit(grade.limit, lang) if known else grade.note), ""]
-            if grade.note and grade.status not in (NOT_SUBMITTED, OVER_LIMIT):
+            lines += [status_words(grade, lang), ""]
+            if grade.note and grade.status not in (NOT_SUBMITTED, OVER_LIMIT, NOT_GRADED):
                 lines += ["```text", grade.note, "```", ""]
         lines += [tr("| | check | points |", lang=lang), "|---|---|---:|"]
         for check in grade.checks:
             where = tr(" (cell {cell})", lang=lang, cell=check.cell) if check.cell is not None else ""
+            where = tr(" (hidden check)", lang=lang) if check.hidden else where
             outcome = tr("passed", lang=lang) if check.passed else tr("failed", lang=lang)
             lines.append(f"| {outcome} | {escape(check.title)}{where} | {check.points}/{check.max_points} |")
         lines.append("")
         failed = [check for check in grade.checks if not check.passed and grade.status == GRADED]
         for check in failed:
-            lines += [tr("**{title}** — what you saw when this check ran:", lang=lang, title=check.title), "",
-                      "```text", check.hint or check.problem or "", "```", ""]
+            said = tr("**{title}** (a check the grader ran after yours) failed:", lang=lang, title=check.title) \
+                if check.hidden else tr("**{title}** — what you saw when this check ran:", lang=lang, title=check.title)
+            lines += [said, "", "```text", check.hint or check.problem or "", "```", ""]
     return "\n".join(lines)
 
 

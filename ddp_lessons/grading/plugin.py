@@ -1,12 +1,21 @@
 """The grader's pytest plugin (``-p ddp_lessons.grading.plugin``), loaded in the process that runs a
-submission under nbval: it writes each cell's outcome to a JSON-lines report, and it notices at once
-when the kernel dies (``os._exit``, the out-of-memory killer) instead of waiting for the cell timeout.
+submission under nbval: it writes each cell's outcome (a `cells.CellRecord`) to a JSON-lines report,
+and it notices at once when the kernel dies (``os._exit``, the out-of-memory killer) instead of
+waiting for the cell timeout.
 
 With the grader's limits (``--ddp-lessons-limits FILE``, written by `watch`) it also says which
 limit a cell hit: the job cgroup's OOM-kill and refused-fork counters rising while the cell ran, a
 full /tmp or a file over RLIMIT_FSIZE, or more output than allowed, which it counts as the messages
 arrive (nbval only reads a cell's output once the cell ends: a flood would pile up in memory first)
 and then stops the kernel.
+
+Hidden checks (``grade --hidden``) arrive as the last cells of the scratch notebook; once nbval has
+collected them, the plugin rewrites the notebook file without them, so that nothing the student's
+code can read on disk holds their code.
+
+Its state lives in pytest's stash (`STATE` on the config, `CELL_START` on each cell's item). nbval
+offers no hook around waiting for a kernel message, so `watch_kernel` wraps the kernel's
+``get_message`` (one assignment; the wrapper's state is the `KernelWatch` kept in the stash).
 """
 
 from __future__ import annotations
@@ -17,9 +26,14 @@ import os
 import signal
 import time
 from collections import deque
+from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Empty
 
+import pytest
+
+from ddp_lessons.grading import cells
+from ddp_lessons.grading.cells import CellRecord
 from ddp_lessons.tracebacks import exception_text
 
 REPORT_OPTION = "--ddp-lessons-report"
@@ -49,70 +63,108 @@ class OverLimit(RuntimeError):
         self.kind = kind
 
 
+@dataclass
+class State:
+    """The plugin's state for one pytest run (one graded notebook)."""
+
+    limits: dict
+    """The grader's limits file (empty without one): cgroup, each limit's words and value."""
+    report: Path | None
+    terminal: int = 0
+    """Bytes the notebook's processes wrote straight to the terminal so far (counted cell by cell)."""
+    watches: dict[int, "KernelWatch"] = field(default_factory=dict)
+    """The watch on each kernel nbval started, by the kernel object's id."""
+
+    def output(self, kernel) -> int:
+        """Bytes of output so far: what the kernel sent plus what processes wrote to the terminal."""
+        watch = self.watches.get(id(kernel))
+        return (watch.output if watch else 0) + self.terminal
+
+
+@dataclass(frozen=True)
+class CellStart:
+    """What the plugin read when a cell started: the cgroup's limit counters, the terminal's size."""
+
+    hits: dict[str, int]
+    terminal: int
+
+
+STATE = pytest.StashKey[State]()
+CELL_START = pytest.StashKey[CellStart]()
+
+
 def pytest_addoption(parser) -> None:
     """Add the options naming the JSON-lines report and the grader's limits file."""
     parser.addoption(REPORT_OPTION, help="(ddp_lessons grading) append each cell's outcome here")
     parser.addoption(LIMITS_OPTION, help="(ddp_lessons grading) the limits this notebook runs under (JSON)")
 
 
-def limits_config(config) -> dict:
-    """The grader's limits file as a dict (empty without one); read once per pytest run."""
-    if not hasattr(config, "_ddp_lessons_limits"):
-        path = config.getoption(LIMITS_OPTION)
-        config._ddp_lessons_limits = json.loads(Path(path).read_text(encoding="utf-8")) if path else {}
-    return config._ddp_lessons_limits
+def pytest_configure(config) -> None:
+    """Read the limits file once; start the run's state."""
+    path, report = config.getoption(LIMITS_OPTION), config.getoption(REPORT_OPTION)
+    limits = json.loads(Path(path).read_text(encoding="utf-8")) if path else {}
+    config.stash[STATE] = State(limits, Path(report) if report else None)
+
+
+def pytest_collection_finish(session) -> None:
+    """Once nbval holds every cell in memory, rewrite each graded notebook without its hidden checks."""
+    if session.config.stash[STATE].report is None:
+        return  # not a grading run
+    import nbformat
+
+    from ddp_lessons.base.exercise_format import is_hidden_check
+
+    for path in {Path(str(item.fspath)) for item in session.items if hasattr(item, "cell_num")}:
+        notebook = nbformat.read(path, as_version=4)
+        kept = [cell for cell in notebook.cells if not is_hidden_check(cell)]
+        if len(kept) != len(notebook.cells):
+            notebook.cells = kept
+            nbformat.write(notebook, path)
 
 
 def pytest_runtest_call(item) -> None:
     """Before nbval runs a cell: note that it started, read the limit counters, watch the kernel."""
-    kernel = getattr(getattr(item, "parent", None), "kernel", None)
     if not hasattr(item, "cell_num"):
         return
-    limits = limits_config(item.config)
-    item._ddp_lessons_hits = limit_hits(limits)
-    item._ddp_lessons_terminal = terminal_bytes()
-    append(item.config, {"cell": item.cell_num, "running": True, "error": None, "hint": "",
-                         "timed_out": False, "crashed": False})
-    if kernel is not None:
-        watch_kernel(kernel, limits.get("output"), limits.get("words", {}).get("output", ""))
+    state = item.config.stash[STATE]
+    item.stash[CELL_START] = CellStart(limit_hits(state.limits), terminal_bytes())
+    append(state, CellRecord(item.cell_num, running=True))
+    kernel = getattr(getattr(item, "parent", None), "kernel", None)
+    if kernel is not None and id(kernel) not in state.watches:
+        words = state.limits.get("words", {}).get("output", "")
+        state.watches[id(kernel)] = watch_kernel(kernel, state.limits.get("output"), words)
 
 
 def pytest_runtest_makereport(item, call) -> None:
-    """Append ``{"cell", "error", "hint", "timed_out", "crashed", "limit", "output"}`` for each cell
-    that reached its run (``limit``: the grader's limit it hit, or None; then ``value``: that limit's value)."""
+    """Append the `CellRecord` of each cell that reached its run (with the limit it hit, if any)."""
     if call.when != "call" or not hasattr(item, "cell_num"):
         return
-    record = {"cell": item.cell_num, "error": None, "hint": "", "timed_out": False, "crashed": False,
-              "limit": None}
+    state = item.config.stash[STATE]
+    record = CellRecord(item.cell_num)
     if call.excinfo is not None:
-        outputs = getattr(item, "test_outputs", None)
-        record["hint"] = failure_text(call.excinfo.value, outputs)[:HINT_CHARS]
-        record["error"] = first_line(record["hint"], type(call.excinfo.value).__name__)
-        record["crashed"] = isinstance(call.excinfo.value, (KernelDied, OverLimit))
-        record["timed_out"] = record["error"].startswith(_NBVAL_TIMEOUT)
-    config = item.config
-    limits = limits_config(config)
-    config._ddp_lessons_terminal = getattr(config, "_ddp_lessons_terminal", 0) + \
-        max(0, terminal_bytes() - getattr(item, "_ddp_lessons_terminal", 0))
-    kernel = getattr(getattr(item, "parent", None), "kernel", None)
-    record["output"] = getattr(kernel, "_ddp_lessons_output", 0) + config._ddp_lessons_terminal  # so far
-    kind = limit_hit(limits, getattr(item, "_ddp_lessons_hits", {}), record["error"], call.excinfo)
-    if kind is None and "output" in limits.get("words", {}) and record["output"] > limits["output"]:
+        record.hint = failure_text(call.excinfo.value, getattr(item, "test_outputs", None))[:HINT_CHARS]
+        record.error = first_line(record.hint, type(call.excinfo.value).__name__)
+        record.crashed = isinstance(call.excinfo.value, (KernelDied, OverLimit))
+        record.timed_out = record.error.startswith(_NBVAL_TIMEOUT)
+    start = item.stash.get(CELL_START, CellStart({}, 0))
+    state.terminal += max(0, terminal_bytes() - start.terminal)
+    record.output = state.output(getattr(getattr(item, "parent", None), "kernel", None))
+    limits = state.limits
+    kind = limit_hit(limits, start.hits, record.error, call.excinfo)
+    if kind is None and "output" in limits.get("words", {}) and record.output > limits["output"]:
         kind = "output"  # what its processes wrote straight to the terminal
     if kind is not None:
-        words = limits["words"][kind]
-        record.update(limit=kind, value=limits.get("values", {}).get(kind), crashed=True, timed_out=False,
-                      error=f"{words} (the grader's limit)",
-                      hint=f"{words} (the grader's limit)" + (f"\n{record['hint']}" if record["hint"] else ""))
-    append(config, record)
+        words = f"{limits['words'][kind]} (the grader's limit)"
+        record.limit, record.value = kind, limits.get("values", {}).get(kind)
+        record.crashed, record.timed_out, record.error = True, False, words
+        record.hint = words + (f"\n{record.hint}" if record.hint else "")
+    append(state, record)
 
 
-def append(config, record: dict) -> None:
+def append(state: State, record: CellRecord) -> None:
     """Append `record` to the report (when the grader asked for one)."""
-    report = config.getoption(REPORT_OPTION)
-    if report is not None:
-        with open(report, "a", encoding="utf-8") as out:
-            out.write(json.dumps(record) + "\n")
+    if state.report is not None:
+        cells.append(state.report, record)
 
 
 # --- which limit a cell hit -----------------------------------------------------------------------
@@ -174,51 +226,57 @@ def output_bytes(message: dict) -> int:
     return 0
 
 
-def watch_kernel(kernel, output_limit: int | None = None, output_words: str = "") -> None:
-    """Wrap nbval's `kernel.get_message` so that waiting on a dead kernel raises `KernelDied` at once,
-    and (with `output_limit`) so that output is counted as it comes: past the limit, the kernel is
-    killed and `OverLimit` raised. Messages read early are handed to nbval in order, when it asks."""
-    if getattr(kernel, "_ddp_lessons_watched", False):
-        return
-    wait = kernel.get_message
-    early: deque = deque()  # iopub messages read while nbval waited on the shell channel
-    kernel._ddp_lessons_output = 0
-    raise_oom_score(kernel)
+class KernelWatch:
+    """The watch on one kernel: waiting on a dead kernel raises `KernelDied` at once, and (with
+    `output_limit`) output is counted as it comes; past the limit the kernel is killed and `OverLimit`
+    raised. Messages read early are handed to nbval in order, when it asks."""
 
-    def count(message: dict) -> dict:
-        kernel._ddp_lessons_output += output_bytes(message)
-        if output_limit is not None and kernel._ddp_lessons_output > output_limit:
-            stop_kernel(kernel)
-            raise OverLimit("output", output_words or f"printed more than {output_limit} bytes")
+    def __init__(self, kernel, output_limit: int | None = None, output_words: str = ""):
+        self.kernel, self.output_limit, self.output_words = kernel, output_limit, output_words
+        self.output = 0
+        self.early: deque = deque()  # iopub messages read while nbval waited on the shell channel
+        self.wait = kernel.get_message
+
+    def count(self, message: dict) -> dict:
+        self.output += output_bytes(message)
+        if self.output_limit is not None and self.output > self.output_limit:
+            stop_kernel(self.kernel)
+            raise OverLimit("output", self.output_words or f"printed more than {self.output_limit} bytes")
         return message
 
-    def drain() -> None:
-        while len(early) < 10_000:
+    def drain(self) -> None:
+        while len(self.early) < 10_000:
             try:
-                early.append(count(wait("iopub", timeout=0)))
+                self.early.append(self.count(self.wait("iopub", timeout=0)))
             except Empty:
                 return
 
-    def get_message(stream, timeout=None):
+    def get_message(self, stream, timeout=None):
+        """nbval's ``kernel.get_message``, watched."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        poll = KERNEL_POLL if output_limit is None else OUTPUT_POLL
+        poll = KERNEL_POLL if self.output_limit is None else OUTPUT_POLL
         while True:
-            if stream == "iopub" and early:
-                return early.popleft()
-            if output_limit is not None and stream != "iopub":
-                drain()
+            if stream == "iopub" and self.early:
+                return self.early.popleft()
+            if self.output_limit is not None and stream != "iopub":
+                self.drain()
             left = poll if deadline is None else min(poll, deadline - time.monotonic())
             try:
-                message = wait(stream, timeout=max(left, 0))
-                return count(message) if stream == "iopub" else message
+                message = self.wait(stream, timeout=max(left, 0))
+                return self.count(message) if stream == "iopub" else message
             except Empty:
-                if not kernel.is_alive():
-                    raise KernelDied(kernel_death(kernel)) from None
+                if not self.kernel.is_alive():
+                    raise KernelDied(kernel_death(self.kernel)) from None
                 if deadline is not None and time.monotonic() >= deadline:
                     raise
 
-    kernel.get_message = get_message
-    kernel._ddp_lessons_watched = True
+
+def watch_kernel(kernel, output_limit: int | None = None, output_words: str = "") -> KernelWatch:
+    """Start watching `kernel` (see `KernelWatch`): its ``get_message`` becomes the watch's."""
+    watch = KernelWatch(kernel, output_limit, output_words)
+    raise_oom_score(kernel)
+    kernel.get_message = watch.get_message
+    return watch
 
 
 def kernel_process(kernel):

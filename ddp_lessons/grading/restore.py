@@ -1,4 +1,5 @@
-"""The scratch copy a submission runs as: outputs cleared, every check cell put back from the solution."""
+"""The scratch copy a submission runs as: outputs cleared, every check cell put back from the solution,
+the instructor's hidden checks (if any) appended after the last cell."""
 
 from __future__ import annotations
 
@@ -31,10 +32,20 @@ def find_check(code_cells: list[NotebookNode], check: NotebookNode, taken: set[i
     return (by_id + by_source + [None])[0]
 
 
-def prepare(submission: Path, checks: list[NotebookNode], notebook: Path) -> dict[str, int]:
-    """Write `notebook`, the scratch copy of `submission` with its checks restored; say where they are."""
+def append_hidden(notebook: NotebookNode, hidden: list[NotebookNode]) -> dict[str, int]:
+    """Append the `hidden` check cells after the notebook's last cell; map each id to its nbval cell number."""
+    first = sum(cell.cell_type == "code" for cell in notebook.cells)
+    notebook.cells.extend(nbformat.from_dict(cell) for cell in hidden)
+    return {cell.id: first + number for number, cell in enumerate(hidden)}
+
+
+def prepare(submission: Path, checks: list[NotebookNode], notebook: Path,
+            hidden: list[NotebookNode] = ()) -> dict[str, int]:
+    """Write `notebook`, the scratch copy of `submission` with its checks restored and the `hidden`
+    checks appended; say where every check is (nbval cell numbers by check id)."""
     submitted = nbformat.read(submission, as_version=4)
     placed = restore_checks(submitted, checks)
+    placed.update(append_hidden(submitted, list(hidden)))
     notebook.parent.mkdir(parents=True)
     nbformat.write(submitted, notebook)
     # an empty ini file makes this folder pytest's root: no stray config or conftest from above it

@@ -8,6 +8,8 @@ from typing import Any
 from nbformat import NotebookNode
 
 from ddp_lessons.base.compat import StrEnum
+from ddp_lessons.base.exercise_format import is_hidden_check
+from ddp_lessons.grading.cells import CellRecord
 
 
 class Status(StrEnum):
@@ -20,11 +22,13 @@ class Status(StrEnum):
     CRASHED = "crashed"
     DID_NOT_RUN = "did not run"
     OVER_LIMIT = "over a limit"
+    NOT_GRADED = "not graded"
+    """The grader could not grade it (its SLURM task failed twice): no points, and never a silent zero."""
 
 
 GRADED, NOT_SUBMITTED, UNREADABLE = Status.GRADED, Status.NOT_SUBMITTED, Status.UNREADABLE
 TIMED_OUT, CRASHED, DID_NOT_RUN = Status.TIMED_OUT, Status.CRASHED, Status.DID_NOT_RUN
-OVER_LIMIT = Status.OVER_LIMIT
+OVER_LIMIT, NOT_GRADED = Status.OVER_LIMIT, Status.NOT_GRADED
 
 
 @dataclass
@@ -37,10 +41,19 @@ class CheckResult:
     max_points: int
     problem: str | None = None
     hint: str = ""
+    hidden: bool = False
+    """An instructor's hidden check (``grade --hidden``): feedback names it and gives its hint, never its code."""
 
     @property
     def passed(self) -> bool:
         return self.problem is None
+
+    @property
+    def where(self) -> str:
+        """How the gradebook names it: ``cell 3`` (nbval's number), ``hidden check <title>``, ``check <title>``."""
+        if self.hidden:
+            return f"hidden check {self.title}"
+        return f"cell {self.cell}" if self.cell is not None else f"check {self.title}"
 
 
 @dataclass(frozen=True)
@@ -72,9 +85,14 @@ class Grade:
     limit: LimitHit | None = None
     """For OVER_LIMIT: which limit, its value and where (the `note` says it in English)."""
 
+    @property
+    def graded(self) -> bool:
+        """Whether the grader has a result for it (every status but NOT_GRADED)."""
+        return self.status != Status.NOT_GRADED
+
     def row(self) -> dict[str, str | int]:
-        """The CSV row: failed checks joined with ' | '."""
-        return {"student": self.student, "exercise": self.exercise, "points": self.points,
+        """The CSV row: failed checks joined with ' | '; no points when it was not graded."""
+        return {"student": self.student, "exercise": self.exercise, "points": self.points if self.graded else "",
                 "max_points": self.max_points, "failed_checks": " | ".join(self.failed_checks)}
 
 
@@ -89,23 +107,24 @@ def max_points(checks: list[NotebookNode]) -> int:
 
 
 def check_title(check: NotebookNode) -> str:
-    """What a check cell checks: its first line without the comment sign (``Check:`` dropped)."""
+    """What a check cell checks: its first line without the comment sign (``Check:`` or ``Hidden check:``
+    dropped)."""
     line = check.source.strip().splitlines()[0] if check.source.strip() else ""
     line = line.lstrip("#").strip()
-    return line.removeprefix("Check:").strip() or "check"
+    return line.removeprefix("Hidden check:").removeprefix("Check:").strip() or "check"
 
 
 def unscored(student: str, exercise: str, checks: list[NotebookNode], status: Status, reason: str) -> Grade:
-    """Zero points without running anything (not submitted, unreadable): every check says why."""
-    results = [CheckResult(None, check_title(c), 0, check_points(c), reason) for c in checks]
+    """Zero points without running anything (not submitted, unreadable, not graded): every check says why."""
+    results = [CheckResult(None, check_title(c), 0, check_points(c), reason, hidden=is_hidden_check(c))
+               for c in checks]
     return Grade(student, exercise, 0, max_points(checks), [reason], status, reason, results)
 
 
-def first_stop(results: dict[int, dict]) -> int | None:
+def first_stop(results: dict[int, CellRecord]) -> int | None:
     """The first cell that timed out, crashed its kernel or went over a limit (everything after it is
     void), or None."""
-    return min((cell for cell, r in results.items() if r["timed_out"] or r.get("crashed") or r.get("limit")),
-               default=None)
+    return min((cell for cell, record in results.items() if record.stops), default=None)
 
 
 def limit_words(error: str) -> str:
@@ -113,38 +132,39 @@ def limit_words(error: str) -> str:
     return error.removesuffix(" (the grader's limit)")
 
 
-def why_not_scored(cell: int, results: dict[int, dict], void: str | None, stop: int | None) -> str | None:
+def why_not_scored(cell: int, results: dict[int, CellRecord], void: str | None,
+                   stop: int | None) -> str | None:
     """Why the check in nbval cell `cell` earns nothing, or None when it scores its points."""
     result = results.get(cell)
-    if result and result["error"] and (stop is None or cell <= stop):
-        return result["error"]
+    if result and result.error and (stop is None or cell <= stop):
+        return result.error
     if void:
         return f"not scored: {void}"
     return "did not run" if result is None else None
 
 
 def score(exercise: str, student: str, checks: list[NotebookNode], placed: dict[str, int],
-          results: dict[int, dict], void: str | None = None, status: Status = Status.GRADED,
+          results: dict[int, CellRecord], void: str | None = None, status: Status = Status.GRADED,
           limit: LimitHit | None = None) -> Grade:
     """Total the points of the checks that passed; `void` is a reason that voids the exercise (`limit`:
     the limit a run went over outside any cell, which `void` says in English)."""
     grade = Grade(student, exercise, 0, max_points(checks), status=status, note=void or "", limit=limit)
     stop = first_stop(results)
-    if void is None and stop is not None and results[stop].get("limit"):
+    if void is None and stop is not None and results[stop].limit:
         grade.status = OVER_LIMIT
-        grade.limit = LimitHit(results[stop]["limit"], results[stop].get("value"), stop)
-        words = limit_words(results[stop]["error"])
+        grade.limit = LimitHit(results[stop].limit, results[stop].value, stop)
+        words = limit_words(results[stop].error or "")
         void, grade.note = f"cell {stop} {words}", f"{words} in cell {stop}"
         if stop not in placed.values():
-            grade.failed_checks.append(f"cell {stop}: {results[stop]['error']}")
+            grade.failed_checks.append(f"cell {stop}: {results[stop].error}")
     elif void is None and stop is not None:
-        grade.status = CRASHED if results[stop].get("crashed") else TIMED_OUT
+        grade.status = CRASHED if results[stop].crashed else TIMED_OUT
         void = f"cell {stop} {grade.status}"
-        grade.note = f"{grade.status}: cell {stop}: {results[stop].get('hint') or results[stop]['error']}"
+        grade.note = f"{grade.status}: cell {stop}: {results[stop].hint or results[stop].error}"
         if stop not in placed.values():  # the cause first, when it is the student's cell
-            grade.failed_checks.append(f"cell {stop}: {results[stop]['error']}")
+            grade.failed_checks.append(f"cell {stop}: {results[stop].error}")
     for check in checks:
-        title, worth = check_title(check), check_points(check)
+        title, worth, hidden = check_title(check), check_points(check), is_hidden_check(check)
         if check.id not in placed:
             grade.failed_checks.append(f"check {check.id}: missing from the notebook")
             grade.checks.append(CheckResult(None, title, 0, worth, "missing from the notebook"))
@@ -153,9 +173,11 @@ def score(exercise: str, student: str, checks: list[NotebookNode], placed: dict[
         reason = why_not_scored(cell, results, void, stop)
         if reason is None:
             grade.points += worth
-            grade.checks.append(CheckResult(cell, title, worth, worth))
+            grade.checks.append(CheckResult(cell, title, worth, worth, hidden=hidden))
         else:
-            grade.failed_checks.append(f"cell {cell}: {reason}")
-            hint = results.get(cell, {}).get("hint", "") if not reason.startswith("not scored") else ""
-            grade.checks.append(CheckResult(cell, title, 0, worth, reason, hint or reason))
+            result = CheckResult(cell, title, 0, worth, reason, hidden=hidden)
+            hint = results[cell].hint if cell in results and not reason.startswith("not scored") else ""
+            result.hint = hint or reason
+            grade.failed_checks.append(f"{result.where}: {reason}")
+            grade.checks.append(result)
     return grade

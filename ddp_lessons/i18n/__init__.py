@@ -134,3 +134,11 @@ def tr(english: str, *, lang: str | None = None, **fields) -> str:
     if lang in NUMBER_MARKS:
         return _Formatter(lang).vformat(template, (), fields)
     return template.format(**fields)
+
+
+def choose(texts: dict[str, str], *, lang: str | None = None, **fields) -> str:
+    """The text of `texts` ({language: template}) in the notebook's language (or `lang`), English when it
+    has none, its ``{fields}`` filled in. For messages that must not sit in the package's table, which
+    ships to students: the hints of an instructor's hidden checks (`grading.hidden`)."""
+    lang = lang or language()
+    return texts.get(lang, texts[SOURCE]).format(**fields)

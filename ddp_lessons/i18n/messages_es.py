@@ -94,6 +94,18 @@ SPANISH = {
     "ran more than {amount} processes and threads at once": "ejecutó más de {amount} procesos e hilos a la vez",
     "wrote more than {amount} to disk": "escribió más de {amount} en el disco",
     "printed more than {amount} of output": "imprimió más de {amount} de salida",
+    # ddp_lessons.grading.feedback and ddp_lessons.grading.gradescope: hidden checks, a notebook not graded
+    "**Not graded yet**: the grader could not run this notebook (a problem on the grading machines, not in your "
+    "work); it will be graded again, and no points are counted until then.":
+        "**Todavía sin corregir**: el corrector no pudo ejecutar este notebook (un problema de las máquinas de "
+        "corrección, no de su trabajo); se corregirá de nuevo y, hasta entonces, no cuenta ningún punto.",
+    " (hidden check)": " (comprobación oculta)",
+    "**{title}** (a check the grader ran after yours) failed:":
+        "**{title}** (una comprobación que el corrector ejecutó después de las suyas) no se superó:",
+    "A check the grader ran after yours failed:":
+        "Una comprobación que el corrector ejecutó después de las suyas no se superó:",
+    "Every exercise ran; each check is listed below.":
+        "Todos los ejercicios se ejecutaron; cada comprobación aparece a continuación.",
 
     # ddp_lessons.checks.common
     "expected one {name!r} record from each rank 0..{last}, got ranks {ranks}":

@@ -1,0 +1,161 @@
+"""``grade --slurm``: the job array's pieces (nothing run), then a small class graded on the real one-node
+SLURM cluster the tests start (tests/slurm_cluster.py): the same gradebook as local ``--jobs``, a task
+that fails twice reported by name, ``--resume``, and Ctrl-C cancelling the array."""
+import csv
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ddp_lessons.grading import slurm
+from ddp_lessons.grading.limits import GiB, Limits
+from ddp_lessons.grading.results import Notebook
+from ddp_lessons.tooling import cli
+from grading_course import CORRECT, answer, hidden_checks, make_course, submit
+from slurm_cluster import SlurmCluster, require_slurm
+
+# --- the pieces ----------------------------------------------------------------------------------------
+
+
+def test_tasks_mix_the_exercises_and_hold_at_most_per_task_notebooks():
+    notebooks = [Notebook(f"s{i:02}", exercise) for i in range(10) for exercise in ("01_a", "02_b", "03_c")]
+    tasks = slurm.deal(notebooks, 8)
+    assert len(tasks) == 4 and max(map(len, tasks)) == 8
+    assert sorted(n for task in tasks for n in task) == sorted(notebooks)
+    assert all(len({n.exercise for n in task}) == 3 for task in tasks)  # no task of only the costly exercise
+
+
+def test_per_task_grows_only_when_the_array_would_pass_its_cap():
+    assert slurm.per_task(slurm.Options(), 100) == slurm.PER_TASK
+    assert slurm.per_task(slurm.Options(), 300 * 16 * 3) == 15
+    assert slurm.per_task(slurm.Options(per_task=2), 300 * 16 * 3) == 2
+
+
+def test_sbatch_asks_for_two_cpus_per_notebook_the_memory_limit_and_each_notebooks_timeout(tmp_path):
+    options = slurm.Options(partition="teach", account="ddp101", tasks_in_flight=20, jobs=2,
+                            sbatch_args=("--qos=short",))
+    command = slurm.sbatch_command(tmp_path, 0, 50, 8, options, Limits(memory=4 * GiB), 900)
+    assert command[:2] == ["sbatch", "--parsable"] and "--array=0-49%20" in command
+    assert {"--cpus-per-task=4", "--mem=9216M", "--time=65", "--partition=teach", "--account=ddp101",
+            "--qos=short", f"--output={tmp_path}/slurm/round-0/task-%a.out"} <= set(command)
+    assert command[-3:] == [str(tmp_path / "slurm" / "grade.sbatch"), str(tmp_path), "0"]
+    assert "--mem" not in " ".join(slurm.sbatch_command(tmp_path, 1, 2, 1, slurm.Options(time_per_task="0:30:00"),
+                                                        Limits(memory=None), 900))
+    assert slurm.task_minutes(8, 1, 900) == 125
+
+
+@pytest.mark.parametrize("log, why", [
+    ("slurmstepd: error: *** JOB 12 ON n1 CANCELLED AT 2026-12-03T10:00:00 DUE TO TIME LIMIT ***",
+     "ran past its time limit"),
+    ("slurmstepd: error: *** JOB 12 ON n1 CANCELLED AT 2026-12-03T10:00:00 ***", "was cancelled"),
+    ("slurmstepd: error: Detected 1 oom-kill event(s) in StepId=12.batch.", "ran out of the memory it asked for"),
+    ("alice/05_sampler.ipynb: 3/4 (12.0 s)", None)])
+def test_why_slurm_ended_a_task_is_read_from_its_log(tmp_path, log, why):
+    (tmp_path / "task-0.out").write_text(f"task 0 of round 1 on n1\n{log}\n")
+    assert slurm.why_ended(tmp_path / "task-0.out") == why
+
+
+def test_the_job_script_runs_the_task_entry_point_with_this_python():
+    script = slurm.job_script("/opt/course/.venv/bin/python")
+    assert script.startswith("#!/bin/bash\n")
+    assert 'exec "/opt/course/.venv/bin/python" -m ddp_lessons.grading.task "$1" "$2" "$SLURM_ARRAY_TASK_ID"' in script
+
+
+# --- a real cluster ----------------------------------------------------------------------------------------
+
+HANG = "import time\n    time.sleep(3600)"
+
+
+def grade(cluster, submissions, solution, out, *options, wait=True):
+    """``python -m ddp_lessons grade`` against `cluster` (a subprocess: Ctrl-C is a real SIGINT)."""
+    command = [sys.executable, "-m", "ddp_lessons", "grade", str(submissions), "--out", str(out),
+               "--solutions", str(solution.parent), "--cell-timeout", "600", *options]
+    log = open(out.with_suffix(".log"), "w")
+    process = subprocess.Popen(command, env=cluster.env, stdout=log, stderr=subprocess.STDOUT, text=True)
+    log.close()
+    if wait:
+        process.wait(timeout=600)
+    return process
+
+
+def running_task(cluster, timeout=120):
+    """The id (``JOB_INDEX``) of the first array task SLURM runs, once it runs."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        lines = cluster.run("squeue", "-h", "-r", "-o", "%i %T").stdout.split("\n")
+        running = [line.split()[0] for line in lines if line.endswith(" RUNNING")]
+        if running:
+            return running[0]
+        time.sleep(0.5)
+    raise TimeoutError(f"no task ran within {timeout} s\n{cluster.logs()}")
+
+
+def wait_for(condition, timeout=120, what="condition"):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(what)
+        time.sleep(0.5)
+
+
+@pytest.mark.slow
+def test_a_class_graded_on_slurm_gets_the_points_of_local_grading_and_no_notebook_is_lost(tmp_path):
+    require_slurm()
+    solution, exercise = make_course(tmp_path)
+    hidden = hidden_checks(tmp_path)
+    submissions = tmp_path / "submissions"
+    submit(submissions, "alice", answer(exercise, *CORRECT))
+    submit(submissions, "bob", answer(exercise, "return x + 2", CORRECT[1]))  # fails the hidden check
+    (submissions / "erin").mkdir()  # not submitted: scored by the driver, no task
+    local = tmp_path / "local" / "grades.csv"
+    local.parent.mkdir()
+    assert cli.main(["grade", str(submissions), "--out", str(local), "--solutions", str(solution.parent),
+                     "--cell-timeout", "600", "--hidden", str(hidden), "--jobs", "1"]) == 0
+    with SlurmCluster(tmp_path / "slurm") as cluster:
+        on_slurm = tmp_path / "slurm-run" / "grades.csv"
+        on_slurm.parent.mkdir()
+        done = grade(cluster, submissions, solution, on_slurm, "--hidden", str(hidden), "--slurm", "--per-task", "1")
+        printed = on_slurm.with_suffix(".log").read_text()
+        assert done.returncode == 0, printed + cluster.logs()
+        assert "submitted SLURM job" in printed and "2 task(s) of up to 1 notebook(s)" in printed, printed
+        assert "0 pending, 0 running, 2 done, 0 failed of 2 task(s); 3/3 notebooks graded" in printed, printed
+        for name in ("grades.csv", "grades-wide.csv", "grades-lms.csv"):  # the same gradebook, hidden check included
+            assert (on_slurm.parent / name).read_text() == (local.parent / name).read_text(), name
+        with open(on_slurm, newline="") as f:
+            assert [(r["student"], r["points"]) for r in csv.DictReader(f)] == [("alice", "7"), ("bob", "2"),
+                                                                                ("erin", "0")]
+
+        # carol's notebook hangs: each try of her task is cancelled while it runs, so it fails twice; --resume
+        # sends only her notebook, and she is named, not scored
+        submit(submissions, "carol", answer(exercise, HANG, CORRECT[1]))
+        driver = grade(cluster, submissions, solution, on_slurm, "--hidden", str(hidden), "--slurm", "--resume",
+                       wait=False)
+        first = running_task(cluster)
+        assert cluster.run("scancel", first).returncode == 0
+        wait_for(lambda: "round 2" in on_slurm.with_suffix(".log").read_text(), what="a second round")
+        second = running_task(cluster)
+        assert second.split("_")[0] != first.split("_")[0]  # a new array: the failed task, once more
+        assert cluster.run("scancel", second).returncode == 0
+        assert driver.wait(timeout=300) == 2
+        printed = on_slurm.with_suffix(".log").read_text()
+        assert "--resume: 3 of 4 notebooks already graded" in printed and "1 task(s) of up to 1" in printed, printed
+        assert "task 0 of round 1 was cancelled: 1 notebook(s) not graded" in printed, printed
+        assert "NOT GRADED (1 notebooks, no points given; grade them with --resume):" in printed, printed
+        assert "carol/99_synthetic: not graded: its SLURM task failed twice (last: was cancelled)" in printed, printed
+        with open(on_slurm, newline="") as f:
+            rows = {r["student"]: r for r in csv.DictReader(f)}
+        assert (rows["carol"]["points"], rows["alice"]["points"]) == ("", "7")
+        assert "carol,,7,7,7" not in (on_slurm.parent / "grades-wide.csv").read_text()
+
+        # Ctrl-C while carol's task runs: the array is cancelled, and the command says so
+        driver = grade(cluster, submissions, solution, on_slurm, "--hidden", str(hidden), "--slurm", "--resume",
+                       wait=False)
+        job = running_task(cluster).split("_")[0]
+        driver.send_signal(signal.SIGINT)
+        assert driver.wait(timeout=120) == 130
+        printed = on_slurm.with_suffix(".log").read_text()
+        assert f"interrupted: cancelled SLURM job {job} (scancel {job}); 3 of 4 notebooks are graded" in printed, printed
+        wait_for(lambda: not cluster.run("squeue", "-h", "-j", job).stdout.strip(), 60, "the array left the queue")
