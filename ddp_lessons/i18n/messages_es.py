@@ -1823,4 +1823,15 @@ SPANISH = {
 
     # ddp_lessons.journal
     "unknown event {event!r} (one of {events})": "evento desconocido {event!r} (uno de {events})",
+
+    # ddp_lessons.plots.pipeline (lesson 17: each rank's input pipeline)
+    "a run needs as many waiting times as computing times, more than {skip}":
+        "una ejecución necesita tantos tiempos de espera como de cálculo, más de {skip}",
+    "every rank needs a run of the same loader settings, in the same order":
+        "cada rank necesita una ejecución de los mismos ajustes del DataLoader, en el mismo orden",
+    "num_workers={n}": "num_workers={n}",
+    "ms per step (median)": "ms por paso (mediana)",
+    "waiting for data": "esperando datos",
+    "computing": "calculando",
+    "Where each rank's step goes, per DataLoader setting": "En qué se va el paso de cada rank, por ajuste del DataLoader",
 }
