@@ -63,7 +63,8 @@ test:
 GPU_LESSONS := notebooks/01_why_ddp.ipynb notebooks/03_devices.ipynb notebooks/06_gradient_sync.ipynb \
 	notebooks/09_scaling.ipynb notebooks/10_when_ddp_breaks.ipynb notebooks/12_to_the_cluster.ipynb \
 	notebooks/13_mixed_precision.ipynb notebooks/14_accelerate.ipynb \
-	notebooks/15_memory_and_sharding.ipynb notebooks/16_inside_allreduce.ipynb
+	notebooks/15_memory_and_sharding.ipynb notebooks/16_inside_allreduce.ipynb \
+	notebooks/17_modern_loop.ipynb
 test-gpu: setup
 	$(PY) -m ddp_lessons doctor
 	$(PY) -m pytest -p no:cacheprovider $(NBVAL) tests/test_backend.py tests/test_timing.py $(GPU_LESSONS)

@@ -27,7 +27,7 @@ from ddp_lessons import comm_model, i18n, sampling, traffic
 from ddp_lessons import plots as plots_package
 from ddp_lessons.base import scaling_results
 from ddp_lessons.plots import (collectives, comm, coverage, diagrams, gradients, grading, measure, precision,
-                               report_card, scaling, timeline, training)
+                               pipeline, report_card, scaling, timeline, training)
 from ddp_lessons.plots.figures import new_figure
 
 PACKAGE = Path(ddp_lessons.__file__).resolve().parent
@@ -230,6 +230,8 @@ def figures() -> dict:
                                  "windows": [1.25, 0.625]}} for r in (0, 1)], log_every=2),
         measure.plot_loss_vs_steps_and_samples: lambda: measure.plot_loss_vs_steps_and_samples(
             {"lote 32": {"loss": [2.5, 1.5, 0.75], "global_batch": 32}}, eval_every=5),
+        pipeline.plot_data_wait: lambda: pipeline.plot_data_wait(
+            [[{"num_workers": n, "wait_s": [0.5, 0.0125, 0.0125], "compute_s": [0.0025] * 3} for n in (0, 2)]] * 2),
         precision.plot_precision_runs: lambda: precision.plot_precision_runs([run, {**run, "name": "bf16"}]),
         scaling.plot_speedup: lambda: scaling.plot_speedup(bench_doc, ["cnn/weak"]),
         scaling.plot_efficiency: lambda: scaling.plot_efficiency(bench_doc, ["cnn/weak", "mlp/weak"]),

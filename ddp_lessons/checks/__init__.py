@@ -10,7 +10,7 @@ under ``scripts/check_ring.py``.
 
 Topic modules, by exercise: `gradients` (1 and 4), `process_group` (2), `devices` (3), `sampler` (5),
 `no_sync` (6), `set_epoch` (7), `checkpoint` (8), `scaling` (9), `bug_hunt` (10), `metrics` (11),
-`restart` (12), `amp` (13), `accelerate_port` (14), `memory` (15), `ring` (16); `common` holds what they share.
+`restart` (12), `amp` (13), `accelerate_port` (14), `memory` (15), `ring` (16), `modern_loop` (17); `common` holds what they share.
 
 Hints are `ddp_lessons.i18n.tr` templates, shown in the exercise's language (Spanish in exercises/es/);
 tests/test_translations.py makes the checks of every translated exercise use them.
@@ -25,6 +25,7 @@ from ddp_lessons.checks.devices import device_and_backend, torchrun_env
 from ddp_lessons.checks.gradients import averaged_gradients, ddp_gradients, replica_gradients
 from ddp_lessons.checks.memory import bytes_formula, bytes_measured
 from ddp_lessons.checks.metrics import batch_arithmetic, distributed_accuracy, real_distributed_accuracy
+from ddp_lessons.checks.modern_loop import checkpoint_keys, input_pipeline, run_modern_loop
 from ddp_lessons.checks.no_sync import gradient_accumulation
 from ddp_lessons.checks.process_group import (launched_records, mean_across_ranks, process_group_setup,
                                               setup_on_simulated_gpus)
@@ -52,4 +53,5 @@ __all__ = [
     "accelerate_port", "accelerate_port_run",  # 14
     "bytes_formula", "bytes_measured",  # 15
     "ring_allreduce", "alpha_beta", "predicted_time",  # 16
+    "run_modern_loop", "checkpoint_keys", "input_pipeline",  # 17
 ]

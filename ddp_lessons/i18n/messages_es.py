@@ -1823,4 +1823,47 @@ SPANISH = {
 
     # ddp_lessons.journal
     "unknown event {event!r} (one of {events})": "evento desconocido {event!r} (uno de {events})",
+
+    # ddp_lessons.plots.pipeline (lesson 17: each rank's input pipeline)
+    "a run needs as many waiting times as computing times, more than {skip}":
+        "una ejecución necesita tantos tiempos de espera como de cálculo, más de {skip}",
+    "every rank needs a run of the same loader settings, in the same order":
+        "cada rank necesita una ejecución de los mismos ajustes del DataLoader, en el mismo orden",
+    "num_workers={n}": "num_workers={n}",
+    "ms per step (median)": "ms por paso (mediana)",
+    "waiting for data": "esperando datos",
+    "computing": "calculando",
+    "Where each rank's step goes, per DataLoader setting": "En qué se va el paso de cada rank, por ajuste del DataLoader",
+
+    # ddp_lessons.checks.modern_loop (exercise 17)
+    "plain_state_dict returned {kind}, not a state dict": "plain_state_dict devolvió {kind}, no un state dict",
+    "return the dictionary of tensors whose keys you fixed (consume_prefix_in_state_dict_if_present changes it in place and returns None)":
+        "devuelva el diccionario de tensores cuyas claves corrigió (consume_prefix_in_state_dict_if_present lo modifica en el sitio y devuelve None)",
+    "the names are right but the tensors of {keys} changed": "los nombres son correctos, pero los tensores de {keys} cambiaron",
+    "keep each tensor as it is: rename the keys only": "deje cada tensor como está: cambie solo el nombre de las claves",
+    "plain_state_dict turned all {n} keys of the compiled DDP checkpoint into the network's own (for example {before!r} -> {after!r})":
+        "plain_state_dict convirtió las {n} claves del checkpoint del modelo DDP compilado en las de la propia red (por ejemplo {before!r} -> {after!r})",
+    "{world} ranks x (1 + {workers} workers) = {processes} processes share {cores} core(s): they take turns, and each rank waits for its data":
+        "{world} ranks x (1 + {workers} workers) = {processes} procesos comparten {cores} núcleo(s): se turnan, y cada rank espera sus datos",
+    "choose num_workers from the cores each rank has: max(0, cores // world_size - 1)":
+        "elija num_workers a partir de los núcleos de cada rank: max(0, cores // world_size - 1)",
+    "rank 0 and rank {rank} drew the same augmentations, batch for batch: every rank seeded its data the same way":
+        "el rank 0 y el rank {rank} sacaron los mismos aumentos de datos, lote a lote: todos los ranks sembraron sus datos igual",
+    "give each rank its own seed for the data: DataLoader(..., generator=torch.Generator().manual_seed(seed + rank)) seeds its workers; with num_workers=0 the rank itself draws, so call torch.manual_seed(seed + rank) once the model is built":
+        "dé a cada rank su propia semilla para los datos: DataLoader(..., generator=torch.Generator().manual_seed(seed + rank)) siembra sus workers; con num_workers=0 es el propio rank quien sortea, así que llame a torch.manual_seed(seed + rank) una vez construido el modelo",
+    "{world} ranks x (1 + {workers} workers) = {processes} processes on {cores} core(s), and every rank drew its own augmentations":
+        "{world} ranks x (1 + {workers} workers) = {processes} procesos en {cores} núcleo(s), y cada rank sacó sus propios aumentos de datos",
+    "a plain model would refuse these keys: {keys} still start with a wrapper's prefix":
+        "un modelo sin envolver rechazaría estas claves: {keys} todavía empiezan por el prefijo de un envoltorio",
+    "remove '_orig_mod.' (torch.compile's) and then 'module.' (DDP's) from the start of every key: torch.nn.modules.utils.consume_prefix_in_state_dict_if_present(state, prefix), once per prefix":
+        "quite '_orig_mod.' (el de torch.compile) y después 'module.' (el de DDP) del principio de cada clave: torch.nn.modules.utils.consume_prefix_in_state_dict_if_present(state, prefix), una vez por prefijo",
+    "the network's key {wanted!r} is missing and {got!r} is not one of its names: a parameter whose own name contains 'module' lost part of it":
+        "falta la clave {wanted!r} de la red y {got!r} no es ninguno de sus nombres: un parámetro cuyo propio nombre contiene 'module' perdió parte de él",
+    "the network's key {wanted!r} is missing and {got!r} is not one of its names":
+        "falta la clave {wanted!r} de la red y {got!r} no es ninguno de sus nombres",
+    "remove a prefix only where a key starts with it, and only once: consume_prefix_in_state_dict_if_present or key.removeprefix(prefix), never str.replace, split or a fixed slice":
+        "quite un prefijo solo donde una clave empieza por él, y solo una vez: consume_prefix_in_state_dict_if_present o key.removeprefix(prefix), nunca str.replace, split ni un corte de longitud fija",
+    "rank {rank}'s batches came from {seen} worker process(es), not the num_workers={workers} it asked for":
+        "los lotes del rank {rank} vinieron de {seen} proceso(s) worker, no de los num_workers={workers} que pidió",
+    "pass num_workers to the DataLoader you return": "pase num_workers al DataLoader que devuelve",
 }
