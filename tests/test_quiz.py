@@ -56,7 +56,7 @@ def test_outside_a_kernel_only_text_is_shown():
 
 
 def test_module_level_check_answers_the_last_question_asked(capsys):
-    asked = quiz.ask("05", 3)
+    asked = quiz.ask("05", 4)
     quiz.check(asked.answer)
     assert capsys.readouterr().out.startswith("✓ Correct.")
     quiz.check((asked.answer + 1) % len(asked.options))
@@ -241,8 +241,8 @@ def test_every_lesson_has_3_to_4_stored_questions():
 
 def test_ask_renders_text_with_the_answer_folded():
     bundle = quiz.ask("05", 2)._repr_mimebundle_()
-    assert "(c) [3, 7, 1]" in bundle["text/plain"] and "Correct" not in bundle["text/plain"]
-    assert "<details><summary>Answer</summary><p>(c) [3, 7, 1]" in bundle["text/html"]
+    assert "(c) [1, 4, 7, 10]" in bundle["text/plain"] and "Correct" not in bundle["text/plain"]
+    assert "<details><summary>Answer</summary><p>(c) [1, 4, 7, 10]" in bundle["text/html"]
 
 
 @pytest.fixture
