@@ -51,27 +51,35 @@ class MemoryCalculator:
     """Predicted bytes per rank for one setting, and the measured ledger when a run had that setting."""
 
     def __init__(self, psi: int, world_size: int = 4, strategy: str = "fsdp", optimizer: str = "adam",
-                 precision: str = "fp32", activations: float = 0.0, tensors: int = 0,
-                 measured: Measured | None = None, lang: str | None = None):
+                 precision: str = "fp32", activations: float = 0.0, tensors: int = 0, bucket_view: bool = False,
+                 measured: Measured | None = None, measured_bucket_view: bool = False, lang: str | None = None):
+        """`psi` parameters in `tensors` tensors (Adam keeps a step counter per tensor); `bucket_view` is DDP's
+        ``gradient_as_bucket_view`` (False, its default: DDP's buckets are a second copy of the gradients).
+        `measured` maps (strategy, world size) to the mean ledger of runs of this very model, with Adam in
+        fp32, DDP's buckets as `measured_bucket_view` says."""
         self.lang = lang or i18n.language()
-        self.psi_measured, self.tensors, self.activations_measured = psi, tensors, activations
-        self.measured = dict(measured or {})
+        self.model_measured = (psi, tensors, activations)
+        self.measured, self.measured_bucket_view = dict(measured or {}), measured_bucket_view
         self.settings = {"psi": psi, "world_size": world_size, "strategy": strategy, "optimizer": optimizer,
-                         "precision": precision, "activations": activations}
+                         "precision": precision, "activations": activations, "tensors": tensors,
+                         "bucket_view": bucket_view}
         self._widget = None
 
     def prediction(self) -> dict[str, float]:
         """`sharding.predict` for the current settings: {row: bytes} and ``total``."""
         s = self.settings
         return sharding.predict(s["psi"], s["world_size"], s["strategy"], s["optimizer"], s["precision"],
-                                tensors=self.tensors, activations=s["activations"])
+                                tensors=s["tensors"], activations=s["activations"], bucket_view=s["bucket_view"])
 
     def measurement(self) -> Mapping[str, float] | None:
         """The measured ledger of a run with exactly these settings, or None."""
         s = self.settings
-        same_model = (s["psi"], s["activations"]) == (self.psi_measured, self.activations_measured)
-        if not same_model or (s["optimizer"], s["precision"]) != ("adam", "fp32"):
+        if (s["psi"], s["tensors"], s["activations"]) != self.model_measured:
             return None
+        if (s["optimizer"], s["precision"]) != ("adam", "fp32"):
+            return None
+        if s["strategy"] in ("ddp", "zero1") and s["bucket_view"] != self.measured_bucket_view:
+            return None  # DDP's buckets: another layout than the runs had
         return self.measured.get((s["strategy"], s["world_size"]))
 
     def rows(self) -> list[tuple[str, float, float | None]]:
@@ -129,6 +137,10 @@ class MemoryCalculator:
                                           value=s["precision"], description=tr("precision", lang=lang), style=style),
             "activations": widgets.BoundedFloatText(s["activations"], min=0, max=1e15,
                                                     description=tr("activations (bytes)", lang=lang), style=style),
+            "tensors": widgets.BoundedIntText(s["tensors"], min=0, max=10**9,
+                                              description=tr("parameter tensors T", lang=lang), style=style),
+            "bucket_view": widgets.Checkbox(s["bucket_view"], description="gradient_as_bucket_view",  # i18n: code
+                                            indent=False),
         }
         table = widgets.HTML(self.html())
 
@@ -138,8 +150,8 @@ class MemoryCalculator:
 
         for control in controls.values():
             control.observe(redraw, names="value")
-        self._widget = widgets.VBox([widgets.HBox(list(controls.values())[:3]),
-                                     widgets.HBox(list(controls.values())[3:]), table])
+        rows = list(controls.values())
+        self._widget = widgets.VBox([widgets.HBox(rows[:3]), widgets.HBox(rows[3:6]), widgets.HBox(rows[6:]), table])
         return self._widget
 
     def _repr_mimebundle_(self, include=None, exclude=None):

@@ -14,7 +14,7 @@ def calculator(**settings):
 def test_the_prediction_is_the_formula_for_the_current_settings():
     calc = calculator(world_size=4, strategy="zero1", optimizer="momentum", precision="mixed")
     assert calc.prediction() == sharding.predict(PSI, 4, "zero1", "momentum", "mixed", tensors=TENSORS,
-                                                 activations=ACTIVATIONS)
+                                                 activations=ACTIVATIONS, bucket_view=False)  # DDP's default
 
 
 def test_a_measured_configuration_is_shown_next_to_its_prediction_and_agrees():
@@ -40,16 +40,56 @@ def test_outside_jupyter_it_is_text_and_html_without_a_widget():
     assert "<table>" in bundle["text/html"]
 
 
+def test_ddp_is_predicted_with_its_default_buckets_a_second_copy_of_the_gradients():
+    """Lesson 15's measured ledger of lesson 7's model (Ψ = 321 in T = 4 tensors, Adam, fp32) after a step
+    under DDP: 6,436 bytes with gradient_as_bucket_view=False (DDP's default), 5,152 with True."""
+    calc = MemoryCalculator(321, world_size=2, strategy="ddp", tensors=4)
+    assert calc.settings["bucket_view"] is False and calc.prediction()["buckets"] == 4 * 321
+    assert calc.prediction()["total"] == 6_436
+    calc.settings.update(bucket_view=True)
+    assert calc.prediction()["buckets"] == 0 and calc.prediction()["total"] == 5_152
+
+
+def test_a_measurement_is_shown_only_for_the_bucket_layout_it_was_measured_with():
+    ddp_view = {"parameters": 4 * PSI, "gradients": 4 * PSI, "optimizer": 8 * PSI + 4 * TENSORS, "buckets": 0,
+                "activations": ACTIVATIONS}
+    ddp_view["total"] = sum(ddp_view.values())
+    calc = MemoryCalculator(PSI, tensors=TENSORS, activations=ACTIVATIONS, strategy="ddp", world_size=2,
+                            measured={("ddp", 2): ddp_view, **MEASURED}, measured_bucket_view=True)
+    assert calc.measurement() is None  # the setting is DDP's default, the run used bucket views
+    calc.settings.update(bucket_view=True)
+    assert calc.measurement() is ddp_view and all(p == m for _, p, m in calc.rows())
+    calc.settings.update(strategy="fsdp", world_size=4, bucket_view=False)  # FSDP2 has no DDP buckets
+    assert calc.measurement() is MEASURED["fsdp", 4]
+
+
+def test_the_tensor_count_is_a_setting_not_the_lesson_model_s():
+    calc = calculator(world_size=1, strategy="ddp")
+    calc.settings.update(psi=7_000_000_000, tensors=291)  # another model: its own Adam step counters
+    assert calc.prediction()["optimizer"] == 8 * 7_000_000_000 + 4 * 291
+    assert calc.measurement() is None
+    calc.settings.update(psi=PSI, tensors=TENSORS + 1, world_size=4, strategy="fsdp")
+    assert calc.measurement() is None  # same Ψ, other tensors: not the model the lesson ran
+    calc.settings.update(tensors=TENSORS)
+    assert calc.measurement() is MEASURED["fsdp", 4]
+
+
 def test_changing_a_control_redraws_the_table():
     calc = calculator()
     box = calc.widget()
-    controls = [*box.children[0].children, *box.children[1].children]
-    table = box.children[2]
+    controls = [control for row in box.children[:-1] for control in row.children]
+    table = box.children[-1]
     assert "mean over ranks" in table.value
     controls[1].value = 64  # world size
     assert calc.settings["world_size"] == 64 and "no run of this lesson" in table.value
     assert f"{sharding.predict(PSI, 64, 'fsdp', tensors=TENSORS, activations=ACTIVATIONS)['total'] / 2**20:,.3f}" \
         in table.value
+    tensors, bucket_view = controls[6], controls[7]
+    controls[2].value, controls[1].value = "ddp", 1
+    bucket_view.value = True
+    assert calc.settings["bucket_view"] is True and calc.prediction()["buckets"] == 0
+    tensors.value = 1000
+    assert calc.settings["tensors"] == 1000 and calc.prediction()["optimizer"] == 8 * PSI + 4 * 1000
 
 
 def test_its_labels_are_sharding_s_in_english_and_translated_in_spanish():

@@ -956,6 +956,7 @@ SPANISH = {
     "sharding": "fragmentación",
     "precision": "precisión",
     "activations (bytes)": "activaciones (bytes)",
+    "parameter tensors T": "tensores de parámetros T",
     # ddp_lessons.checks.ring (exercise 16)
     "ring_allreduce did not return within {timeout:g} s ({where}): look for a loop that never ends or a receive "
     "nobody sends to":
