@@ -50,6 +50,18 @@ def test_html_fallback_ends_the_answer_with_one_period_whether_or_not_the_option
         assert ".." not in page
 
 
+def test_code_spans_show_as_code_in_html_and_without_backticks_on_widget_labels():
+    asked = quiz.Quiz(question="What does `x < y` print?", options=["`True`", "False"], answer=0,
+                      explanation="`<` compares.", feedback=["", "No."])
+    page = asked.html()
+    assert "`" not in page
+    assert "<code>x &lt; y</code>" in page and "<li>(a) <code>True</code></li>" in page
+    assert "<p>(a) <code>True</code>. <code>&lt;</code> compares.</p>" in page
+    radio = asked.widget().children[1]
+    assert [label for label, _ in radio.options] == ["(a) True", "(b) False"]
+    assert asked.text().splitlines()[0] == "What does `x < y` print?"  # a terminal shows the backticks
+
+
 def test_outside_a_kernel_only_text_is_shown():
     bundle = quiz.Quiz(**Q)._repr_mimebundle_()
     assert set(bundle) == {"text/plain", "text/html"}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 import string
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -22,6 +23,17 @@ from ddp_lessons.base.frontend import mimebundle
 from ddp_lessons.i18n import tr
 
 LETTERS = string.ascii_lowercase
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def markup(text: str) -> str:
+    """`text` as HTML: escaped, with its `code spans` shown as code (as the lessons' markdown shows them)."""
+    return _CODE_SPAN.sub(r"<code>\1</code>", html.escape(text))
+
+
+def plain(text: str) -> str:
+    """`text` for a widget label, which shows no markup: its code spans without the backticks."""
+    return _CODE_SPAN.sub(r"\1", text)
 CONFIDENCE = ("sure", "think", "guess")
 """How sure a learner is of an answer: sure, "I think so", guessing (the values the record keeps)."""
 
@@ -131,21 +143,21 @@ class Quiz(Form):
 
     def html(self) -> str:
         """The question as HTML for readers without a kernel; the answer is folded in <details>."""
-        items = "".join(f"<li>({LETTERS[i]}) {html.escape(o)}</li>" for i, o in enumerate(self.options))
+        items = "".join(f"<li>({LETTERS[i]}) {markup(o)}</li>" for i, o in enumerate(self.options))
         right = self.options[self.answer]
-        answer = f"({LETTERS[self.answer]}) {html.escape(right)}" + ("" if right.endswith((".", "?", "!")) else ".")
-        return (f"<p><b>{tr('Quick check.', lang=self.lang)}</b> {html.escape(self.question)}</p><ul>{items}</ul>"
+        answer = f"({LETTERS[self.answer]}) {markup(right)}" + ("" if right.endswith((".", "?", "!")) else ".")
+        return (f"<p><b>{tr('Quick check.', lang=self.lang)}</b> {markup(self.question)}</p><ul>{items}</ul>"
                 f"<details><summary>{tr('Answer', lang=self.lang)}</summary>"
-                f"<p>{answer} {html.escape(self.explanation)}</p></details>")
+                f"<p>{answer} {markup(self.explanation)}</p></details>")
 
     def widget(self):
         """Radio buttons, how sure, a Check button and a feedback line (needs ipywidgets): the first
         Check commits; after it, each click on an option shows its feedback at once."""
         import ipywidgets as widgets
 
-        prompt = widgets.HTML(f"<b>{tr('Quick check.', lang=self.lang)}</b> {html.escape(self.question)}")
+        prompt = widgets.HTML(f"<b>{tr('Quick check.', lang=self.lang)}</b> {markup(self.question)}")
         choices = widgets.RadioButtons(
-            options=[(f"({LETTERS[i]}) {o}", i) for i, o in enumerate(self.options)],
+            options=[(f"({LETTERS[i]}) {plain(o)}", i) for i, o in enumerate(self.options)],
             value=None, layout=widgets.Layout(width="max-content"))
         sure = _confidence_buttons(self.lang)
         button = widgets.Button(description=tr("Check", lang=self.lang), button_style="primary")
@@ -158,11 +170,11 @@ class Quiz(Form):
                 feedback.value = html.escape(tr("Pick an answer and how sure you are, then press Check.",
                                                 lang=self.lang))
             else:
-                feedback.value = html.escape(self.commit(choices.value, sure.value, via="widget"))
+                feedback.value = markup(self.commit(choices.value, sure.value, via="widget"))
 
         def on_pick(change):
             if self.first is not None and change["new"] is not None:
-                feedback.value = html.escape(self.commit(change["new"], sure.value, via="widget"))
+                feedback.value = markup(self.commit(change["new"], sure.value, via="widget"))
 
         button.on_click(on_check)
         choices.observe(on_pick, names="value")
@@ -201,7 +213,7 @@ class Prediction(Form):
 
     def html(self) -> str:
         """The question as HTML for readers without a kernel."""
-        return (f'<div class="ddp-predict"><p><b>{tr("Predict.", lang=self.lang)}</b> {html.escape(self.question)}'
+        return (f'<div class="ddp-predict"><p><b>{tr("Predict.", lang=self.lang)}</b> {markup(self.question)}'
                 f"</p><p><i>{html.escape(tr('Write your number down before you read on: the run below measures it.', lang=self.lang))}"
                 "</i></p></div>")
 
@@ -209,7 +221,7 @@ class Prediction(Form):
         """A number box, how sure, a Commit button and a feedback line (needs ipywidgets)."""
         import ipywidgets as widgets
 
-        prompt = widgets.HTML(f"<b>{tr('Predict.', lang=self.lang)}</b> {html.escape(self.question)}")
+        prompt = widgets.HTML(f"<b>{tr('Predict.', lang=self.lang)}</b> {markup(self.question)}")
         box = widgets.Text(placeholder=tr("a number", lang=self.lang), layout=widgets.Layout(width="10em"))
         box.add_class("ddp-number")
         sure = _confidence_buttons(self.lang)
@@ -268,8 +280,8 @@ class Reveal:
         of the page predicts before unfolding it."""
         opened = " open" if self.predicted is not None else ""
         return (f'<div class="ddp-reveal"><p><b>{tr("Prediction check.", lang=self.lang)}</b> '
-                f"{html.escape(self.question)}</p><details{opened}><summary>{tr('Measured', lang=self.lang)}</summary>"
-                f"<p>{html.escape(self.verdict())}</p><p>{html.escape(self.explanation)}</p></details></div>")
+                f"{markup(self.question)}</p><details{opened}><summary>{tr('Measured', lang=self.lang)}</summary>"
+                f"<p>{html.escape(self.verdict())}</p><p>{markup(self.explanation)}</p></details></div>")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         """Text and HTML, and in the output's metadata what was revealed (the Spanish edition's generator
