@@ -18,7 +18,7 @@ tests/test_translations.py makes the checks of every translated exercise use the
 
 from ddp_lessons.checks.accelerate_port import accelerate_port, accelerate_port_run
 from ddp_lessons.checks.amp import amp_run, amp_training
-from ddp_lessons.checks.bug_hunt import (device_ids_per_node, every_parameter_gets_a_gradient,
+from ddp_lessons.checks.bug_hunt import (bug_symptoms, device_ids_per_node, every_parameter_gets_a_gradient,
                                          new_order_each_epoch, one_shard_per_rank, ranks_stay_in_step)
 from ddp_lessons.checks.checkpoint import checkpointing
 from ddp_lessons.checks.devices import device_and_backend, torchrun_env
@@ -45,7 +45,7 @@ __all__ = [
     "checkpointing",  # 8
     "strong_scaling", "weak_scaling",  # 9
     "device_ids_per_node", "one_shard_per_rank", "new_order_each_epoch", "ranks_stay_in_step",
-    "every_parameter_gets_a_gradient",  # 10
+    "every_parameter_gets_a_gradient", "bug_symptoms",  # 10
     "distributed_accuracy", "real_distributed_accuracy", "batch_arithmetic",  # 11
     "restartable",  # 12
     "amp_run", "amp_training",  # 13

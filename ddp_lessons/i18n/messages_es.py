@@ -325,6 +325,61 @@ SPANISH = {
     "training Net failed: {error}": "el entrenamiento de Net falló: {error}",
     "Net trained 3 steps under DDP: every parameter got a gradient in every step":
         "Net entrenó 3 pasos con DDP: todos los parámetros recibieron un gradiente en cada paso",
+    "DDP no longer stops at the second step, yet Net's parameters {names} still get no gradient in any step: "
+    "wrap() passes {option}=True, so DDP works around them after every forward pass while they stay as "
+    "initialised, and are saved and all-reduced for nothing":
+        "DDP ya no se detiene en el segundo paso, pero los parámetros {names} de Net siguen sin recibir gradiente "
+        "en ningún paso: wrap() pasa {option}=True, así que DDP los sortea tras cada forward mientras siguen como "
+        "se inicializaron, y se guardan y se reducen con all-reduce para nada",
+    "delete what forward() never uses ({names}) from Net, and call DDP(...) without {option}":
+        "borre de Net lo que forward() nunca usa ({names}) y llame a DDP(...) sin {option}",
+    "wrap() passes find_unused_parameters=True, yet every parameter of Net gets a gradient: DDP then walks the "
+    "autograd graph after every forward pass looking for parameters it will not find (torch warns about it at "
+    "the first step), a cost in every step of every run":
+        "wrap() pasa find_unused_parameters=True, pero todos los parámetros de Net reciben gradiente: DDP recorre "
+        "entonces el grafo de autograd tras cada forward buscando parámetros que no encontrará (torch lo advierte "
+        "en el primer paso), un coste en cada paso de cada ejecución",
+    "call DDP(...) without find_unused_parameters (its default is False): it is for models whose forward really "
+    "skips parameters in some steps":
+        "llame a DDP(...) sin find_unused_parameters (su valor por defecto es False): es para modelos cuyo forward "
+        "de verdad se salta parámetros en algunos pasos",
+    "every parameter DDP wraps must get a gradient in every step: delete from Net what forward() never uses "
+    "({names})":
+        "cada parámetro que DDP envuelve debe recibir un gradiente en cada paso: borre de Net lo que forward() "
+        "nunca usa ({names})",
+    "a DataLoader without the sampler": "un DataLoader sin el sampler",
+    "no barrier at all between rank 0's save and the other ranks' load":
+        "ninguna barrera entre el guardado del rank 0 y la carga de los demás ranks",
+    "model.to(\"cuda\") without torch.cuda.set_device(local_rank)":
+        "model.to(\"cuda\") sin torch.cuda.set_device(local_rank)",
+    "a parameter that forward() never uses gets no gradient, so DDP's reducer waits for it and the second step "
+    "fails with 'Expected to have finished reduction in the prior iteration'":
+        "un parámetro que forward() nunca usa no recibe gradiente, así que el reductor de DDP lo espera y el "
+        "segundo paso falla con `Expected to have finished reduction in the prior iteration`",
+    "device_ids=[rank] names GPU RANK, which a node of the second machine does not have (invalid device "
+    "ordinal), or another rank's GPU":
+        "device_ids=[rank] nombra la GPU RANK, que un nodo de la segunda máquina no tiene (`invalid device "
+        "ordinal`), o la GPU de otro rank",
+    "the DataLoader refuses to be built: shuffle=True next to a sampler raises ValueError at once, on every rank":
+        "el DataLoader se niega a construirse: shuffle=True junto a un sampler lanza ValueError en el acto, en "
+        "cada rank",
+    "without set_epoch every epoch visits the rank's shard in the same order: nothing fails, the model just "
+    "sees the same sequence of batches every epoch":
+        "sin set_epoch cada época recorre el fragmento del rank en el mismo orden: nada falla, el modelo "
+        "simplemente ve la misma secuencia de lotes en cada época",
+    "a barrier that only rank 0 reaches leaves rank 0 waiting at the first checkpoint while the others go on, "
+    "until the process group's timeout ends the job":
+        "una barrera a la que solo llega el rank 0 lo deja esperando en el primer checkpoint mientras los demás "
+        "siguen, hasta que el tiempo límite del grupo de procesos termina el trabajo",
+    "no letter (a to h) for {places}": "no hay letra (de a a h) para {places}",
+    "write one letter per place, e.g. SYMPTOMS[\"{place}\"] = \"b\"":
+        "escriba una letra por lugar, p. ej. SYMPTOMS[\"{place}\"] = \"b\"",
+    "({got}) is not what the bug in {place} does: ({got}) is what the bug in {other} does":
+        "({got}) no es lo que hace el error de {place}: ({got}) es lo que hace el error de {other}",
+    "({got}) is not what the bug in {place} does: ({got}) is what {cause} does":
+        "({got}) no es lo que hace el error de {place}: ({got}) es lo que hace {cause}",
+    "each of the 5 bugs matched with what it does on a cluster":
+        "cada uno de los 5 errores emparejado con lo que hace en un clúster",
     # ddp_lessons.checks.metrics (exercise 11)
     "{script} defines no function named evaluate": "{script} no define ninguna función llamada evaluate",
     "samples {missed}{more} were never evaluated by any rank, yet the accuracy came out right":
