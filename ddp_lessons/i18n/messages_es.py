@@ -862,30 +862,67 @@ SPANISH = {
     "run again from its snapshot, the port fails:\n{error}":
         "ejecutada otra vez desde su snapshot, la versión portada falla:\n{error}",
     # ddp_lessons.checks.checkpoint (exercise 8)
-    "rank {rank} called torch.load before rank 0's torch.save had finished: call dist.barrier() after rank 0 "
-    "saves and before any rank loads, or a rank reads a missing or half-written file":
-        "el rank {rank} llamó a torch.load antes de que terminara el torch.save del rank 0: llame a "
-        "dist.barrier() después de que guarde el rank 0 y antes de que cargue ningún rank; si no, un rank lee "
-        "un archivo que falta o que está a medio escribir",
-    "rank {rank} saved too: only rank 0 writes the checkpoint (every rank holds the same weights, and several "
-    "processes writing one file at once can corrupt it)":
-        "el rank {rank} también guardó: solo el rank 0 escribe el checkpoint (todos los ranks tienen los mismos "
-        "pesos, y varios procesos que escriben un mismo archivo a la vez pueden corromperlo)",
-    "the checkpoint's keys start with 'module.': save ddp_model.module.state_dict(), the weights of the model "
-    "inside the DDP wrapper, so a plain model can load them":
-        "las claves del checkpoint empiezan por 'module.': guarde ddp_model.module.state_dict(), los pesos del "
-        "modelo que hay dentro del envoltorio de DDP, para que un modelo normal pueda cargarlos",
+    "rank {rank} saved too: several processes wrote the same file at once (each torch.save truncates it, so one "
+    "can cut what another wrote), with identical weights":
+        "el rank {rank} también guardó: varios procesos escribieron el mismo archivo a la vez (cada torch.save lo "
+        "trunca, así que uno puede cortar lo que otro escribió), con pesos idénticos",
+    "only rank 0 writes the checkpoint: if dist.get_rank() == 0: torch.save(...)":
+        "solo el rank 0 escribe el checkpoint: `if dist.get_rank() == 0: torch.save(...)`",
+    "rank {rank} called torch.load before rank 0's torch.save had finished: it read the previous run's "
+    "checkpoint, or a half-written file (the check leaves one run's file at the path and makes rank 0's save "
+    "slow, as on a network file system)":
+        "el rank {rank} llamó a torch.load antes de que terminara el torch.save del rank 0: leyó el checkpoint de "
+        "la ejecución anterior, o un archivo a medio escribir (la comprobación deja en la ruta el archivo de una "
+        "ejecución y hace lento el guardado del rank 0, como en un sistema de archivos en red)",
+    "put dist.barrier() after rank 0's torch.save and before any rank's torch.load: a rank leaves the barrier "
+    "only once every rank has reached it, rank 0 after its save returned":
+        "ponga dist.barrier() después del torch.save del rank 0 y antes del torch.load de cualquier rank: un "
+        "rank sale de la barrera solo cuando todos los ranks han llegado a ella, el rank 0 después de que su "
+        "guardado haya retornado",
+    "rank {rank} loaded the checkpoint without any dist.barrier() before it: it found the file by itself, which "
+    "holds only where every rank sees rank 0's writes at once and in order (not on a network file system), and "
+    "only when no earlier run left a file at the path":
+        "el rank {rank} cargó el checkpoint sin ningún dist.barrier() antes: encontró el archivo por su cuenta, "
+        "lo que solo funciona donde cada rank ve las escrituras del rank 0 al instante y en orden (no en un "
+        "sistema de archivos en red), y solo cuando ninguna ejecución anterior dejó un archivo en la ruta",
+    "let every rank wait in dist.barrier() after rank 0's torch.save instead of polling for the file":
+        "haga que cada rank espere en dist.barrier() después del torch.save del rank 0 en lugar de sondear "
+        "el archivo",
+    "the checkpoint's keys start with 'module.': a plain model (not wrapped in DDP) refuses them":
+        "las claves del checkpoint empiezan por 'module.': un modelo normal (no envuelto en DDP) las rechaza",
+    "save ddp_model.module.state_dict(), the weights of the model inside the DDP wrapper":
+        "guarde ddp_model.module.state_dict(), los pesos del modelo que hay dentro del envoltorio de DDP",
+    "rank {rank}'s torch.load may run code from the file: a checkpoint is a pickle, and unpickling it in full "
+    "can call any function the file names":
+        "el torch.load del rank {rank} puede ejecutar código del archivo: un checkpoint es un pickle, y "
+        "deserializarlo por completo puede llamar a cualquier función que el archivo nombre",
+    "call torch.load(..., weights_only=True): it rebuilds tensors and plain containers only":
+        "llame a torch.load(..., weights_only=True): solo reconstruye tensores y contenedores simples",
+    "rank {rank} loads the tensors onto the device rank 0 saved them from: on GPUs every rank's copy lands on "
+    "cuda:0 (memory piles up there, and the tensors sit on another device than the rank's model)":
+        "el rank {rank} carga los tensores en el dispositivo desde el que los guardó el rank 0: con GPU, la copia "
+        "de cada rank acaba en cuda:0 (la memoria se acumula allí, y los tensores quedan en otro dispositivo "
+        "que el modelo del rank)",
+    "pass map_location=device to torch.load, the rank's own device":
+        "pase map_location=device a torch.load, el propio dispositivo del rank",
+    "rank {rank} loads the tensors onto {place}, a device written into the code, while its own device is "
+    "{device}: on GPUs every rank's copy lands on that one GPU (and without a GPU the load fails)":
+        "el rank {rank} carga los tensores en {place}, un dispositivo escrito en el código, mientras que su "
+        "propio dispositivo es {device}: con GPU, la copia de cada rank acaba en esa única GPU (y sin GPU la "
+        "carga falla)",
+    "pass map_location=device, the device load_checkpoint receives, not a fixed cuda:N":
+        "pase map_location=device, el dispositivo que recibe load_checkpoint, no un cuda:N fijo",
     "rank 0 never called torch.save": "el rank 0 nunca llamó a torch.save",
-    "rank {rank} never loaded the checkpoint: every rank loads it":
-        "el rank {rank} nunca cargó el checkpoint: todos los ranks lo cargan",
-    "pass map_location=device to torch.load, so each rank loads onto its own device (the tensors were saved "
-    "from rank 0's device)":
-        "pase map_location=device a torch.load, para que cada rank cargue en su propio dispositivo (los tensores "
-        "se guardaron desde el dispositivo del rank 0)",
-    "rank {rank}'s resumed model is not the trained one: load the state dict you read into the model "
-    "(model.load_state_dict(state))":
-        "el modelo reanudado del rank {rank} no es el entrenado: cargue en el modelo el state dict que ha leído "
-        "(model.load_state_dict(state))",
+    "rank 0 writes ddp_model.module.state_dict() with torch.save":
+        "el rank 0 escribe ddp_model.module.state_dict() con torch.save",
+    "rank {rank} never loaded the checkpoint: its model kept the weights it was built with":
+        "el rank {rank} nunca cargó el checkpoint: su modelo conservó los pesos con los que se construyó",
+    "every rank loads the checkpoint: a restarted job has no other copy of the weights":
+        "cada rank carga el checkpoint: un trabajo reiniciado no tiene otra copia de los pesos",
+    "rank {rank}'s resumed model is not the trained one":
+        "el modelo reanudado del rank {rank} no es el entrenado",
+    "load the state dict you read into the model: model.load_state_dict(state)":
+        "cargue en el modelo el state dict que ha leído: model.load_state_dict(state)",
     "rank 0 saved once; all {nproc} ranks loaded the complete file (weights_only=True) and resumed with the "
     "trained weights (checksum {checksum})":
         "el rank 0 guardó una vez; los {nproc} ranks cargaron el archivo completo (weights_only=True) y "
