@@ -29,7 +29,7 @@ from ddp_lessons.checks.no_sync import gradient_accumulation
 from ddp_lessons.checks.process_group import (launched_records, mean_across_ranks, process_group_setup,
                                               setup_on_simulated_gpus)
 from ddp_lessons.checks.restart import restartable
-from ddp_lessons.checks.ring import alpha_beta, predicted_time, ring_allreduce
+from ddp_lessons.checks.ring import alpha_beta, halving_doubling, latency_steps, predicted_time, ring_allreduce
 from ddp_lessons.checks.sampler import coverage_counts, sampler_shards
 from ddp_lessons.checks.scaling import strong_scaling, weak_scaling
 from ddp_lessons.checks.set_epoch import set_epoch_used
@@ -51,5 +51,5 @@ __all__ = [
     "amp_run", "amp_training",  # 13
     "accelerate_port", "accelerate_port_run",  # 14
     "bytes_formula", "bytes_measured",  # 15
-    "ring_allreduce", "alpha_beta", "predicted_time",  # 16
+    "ring_allreduce", "halving_doubling", "alpha_beta", "predicted_time", "latency_steps",  # 16
 ]

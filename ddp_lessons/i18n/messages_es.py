@@ -1049,6 +1049,83 @@ SPANISH = {
     "precision": "precisión",
     "activations (bytes)": "activaciones (bytes)",
     # ddp_lessons.checks.ring (exercise 16)
+    "halving_doubling_allreduce did not return within {timeout:g} s ({where}): look for a loop that never ends "
+    "or a receive nobody sends to":
+        "halving_doubling_allreduce no retornó en {timeout:g} s ({where}): busque un bucle que nunca termina o una "
+        "recepción a la que nadie envía",
+    "on {worlds} ranks halving_doubling_allreduce equals dist.all_reduce; on {n} ranks rank 1 talked to ranks "
+    "{peers} and sent {sent} bytes of a {size:,}-byte tensor, step by step":
+        "en {worlds} ranks halving_doubling_allreduce es igual a dist.all_reduce; en {n} ranks el rank 1 habló con "
+        "los ranks {peers} y envió {sent} bytes de un tensor de {size:,} bytes, paso a paso",
+    "in reduce-scatter step k = 1, 2, …, log2(n), exchange with rank r XOR d, d = n/2, n/4, …, 1: send the half of "
+    "your current part that the partner keeps, add the half it sends into the half you keep; then the all-gather "
+    "meets the same partners in reverse order, each time sending all you hold":
+        "en el paso k = 1, 2, …, log2(n) del reduce-scatter, intercambie con el rank r XOR d, d = n/2, n/4, …, 1: "
+        "envíe la mitad de su parte actual que conserva el compañero y sume la mitad que él envía en la mitad que "
+        "usted conserva; después, el all-gather encuentra a los mismos compañeros en orden inverso, enviando cada "
+        "vez todo lo que tiene",
+    "rank {rank} sent {messages} messages to ranks {peers}": "el rank {rank} envió {messages} mensajes a los ranks {peers}",
+    "on {n} ranks rank {rank} sent nothing point to point, yet the sums are right: the check counts what dist.send, "
+    "dist.isend and dist.batch_isend_irecv send":
+        "en {n} ranks el rank {rank} no envió nada punto a punto, y sin embargo las sumas son correctas: la "
+        "comprobación cuenta lo que envían dist.send, dist.isend y dist.batch_isend_irecv",
+    "on {n} ranks {shown}: always the next rank, in 2(n-1) = {count} steps. That is the lesson's ring; its step "
+    "count, and the latency α it pays per step, grow with n":
+        "en {n} ranks {shown}: siempre al rank siguiente, en 2(n-1) = {count} pasos. Ese es el anillo de la "
+        "lección; su número de pasos, y la latencia α que paga en cada uno, crecen con n",
+    "on {n} ranks {shown}: every other rank. A direct exchange moves as many bytes as a ring, but each rank opens "
+    "a connection to all n-1 others and pays α for each of them":
+        "en {n} ranks {shown}: a todos los demás ranks. Un intercambio directo mueve tantos bytes como un anillo, "
+        "pero cada rank abre una conexión con los n-1 restantes y paga α por cada uno",
+    "on {n} ranks {shown}, where halving-doubling takes {steps} steps, a partner r XOR d in each (here {expected}); "
+    "the first difference is at step {step}":
+        "en {n} ranks {shown}, donde el halving-doubling da {steps} pasos, con un compañero r XOR d en cada uno "
+        "(aquí {expected}); la primera diferencia está en el paso {step}",
+    "reduce-scatter": "reduce-scatter",
+    "all-gather": "all-gather",
+    "on {n} ranks, in step {step} ({phase}) rank {rank} sent {sent:,} bytes to rank {peer}, {share:.3g} of the "
+    "{size:,}-byte tensor, where that step carries {expected:.3g} of it":
+        "en {n} ranks, en el paso {step} ({phase}) el rank {rank} envió {sent:,} bytes al rank {peer}, {share:.3g} "
+        "del tensor de {size:,} bytes, cuando ese paso lleva {expected:.3g} de él",
+    "the script could not be imported ({error})": "no se pudo importar el script ({error})",
+    "define halving_doubling_allreduce(tensor), with its imports, and run nothing when the file is imported":
+        "defina halving_doubling_allreduce(tensor), con sus imports, y no ejecute nada al importar el archivo",
+    "no rank reported on {n} ranks: did the check's launch fail?":
+        "ningún rank informó en {n} ranks: ¿falló el lanzamiento de la comprobación?",
+    "run the check again; if it fails the same way, run the script's cell first":
+        "ejecute la comprobación otra vez; si falla igual, ejecute antes la celda del script",
+    "fix the error above, run the %%writefile cell, then the check":
+        "corrija el error de arriba, ejecute la celda %%writefile y luego la comprobación",
+    "halving_doubling_allreduce called dist.{name}, a collective":
+        "halving_doubling_allreduce llamó a dist.{name}, una colectiva",
+    "build it from point-to-point calls only: dist.isend/dist.irecv or dist.batch_isend_irecv":
+        "constrúyalo solo con llamadas punto a punto: dist.isend/dist.irecv o dist.batch_isend_irecv",
+    "on {n} ranks rank {rank}'s tensor came back unchanged":
+        "en {n} ranks el tensor del rank {rank} volvió sin cambios",
+    "on {n} ranks the result is the mean, not the sum": "en {n} ranks el resultado es la media, no la suma",
+    "on {n} ranks rank {rank}'s result differs from dist.all_reduce in {wrong} of {numel} elements":
+        "en {n} ranks el resultado del rank {rank} difiere del de dist.all_reduce en {wrong} de {numel} elementos",
+    "work in place: add what arrives into the half you keep, and in the all-gather receive into the half you gave "
+    "away; both partners of a step split the same part of the tensor at the same index":
+        "trabaje in situ: sume lo que llega en la mitad que conserva y, en el all-gather, reciba en la mitad que "
+        "cedió; los dos compañeros de un paso parten la misma parte del tensor en el mismo índice",
+    "STEPS_ON_64[\"{name}\"] is {got!r}, not a whole number of steps":
+        "STEPS_ON_64[\"{name}\"] es {got!r}, no un número entero de pasos",
+    "write each algorithm's steps on {world} ranks, reduce-scatter and all-gather together":
+        "escriba los pasos de cada algoritmo en {world} ranks, reduce-scatter y all-gather juntos",
+    "{got} steps for {name} on {world} ranks: that is one of its two phases":
+        "{got} pasos para {name} en {world} ranks: esa es una de sus dos fases",
+    "{got} steps for the ring on {world} ranks: a ring of n ranks passes a chunk on n - 1 times per phase, not n":
+        "{got} pasos para el anillo en {world} ranks: un anillo de n ranks pasa un trozo n - 1 veces por fase, no n",
+    "{got} steps for {name} on {world} ranks": "{got} pasos para {name} en {world} ranks",
+    "the ring: n - 1 steps of reduce-scatter and n - 1 of all-gather; halving-doubling: log2(n) steps each (the "
+    "distance halves from n/2 to 1, then doubles back)":
+        "el anillo: n - 1 pasos de reduce-scatter y n - 1 de all-gather; el halving-doubling: log2(n) pasos cada "
+        "uno (la distancia se reduce a la mitad de n/2 a 1 y luego se duplica de vuelta)",
+    "on {world} ranks the ring takes {ring} steps and halving-doubling {hd}: at α = {alpha:g} µs per step, "
+    "{ring_ms:.2f} ms against {hd_ms:.2f} ms of latency alone, whatever the message's size":
+        "en {world} ranks el anillo da {ring} pasos y el halving-doubling {hd}: con α = {alpha:g} µs por paso, "
+        "{ring_ms:.2f} ms frente a {hd_ms:.2f} ms solo de latencia, sea cual sea el tamaño del mensaje",
     "ring_allreduce did not return within {timeout:g} s ({where}): look for a loop that never ends or a receive "
     "nobody sends to":
         "ring_allreduce no retornó en {timeout:g} s ({where}): busque un bucle que no termina nunca o una recepción "
