@@ -1,4 +1,6 @@
 """`checks.bug_hunt` (exercise 10): each check catches its own planted bug, whatever the other four do."""
+import re
+
 import pytest
 
 from ddp_lessons import checks
@@ -112,3 +114,84 @@ def test_a_deleted_barrier_is_caught_by_the_rank_that_does_not_wait_for_the_chec
     path.write_text(source)
     with fails_with("rank 1 began epoch 1 while rank 0 was still writing the previous epoch's checkpoint"):
         checks.ranks_stay_in_step(path)
+
+
+@pytest.fixture
+def no_launch(monkeypatch):
+    """The checks below must decide without a torchrun launch (each test resets the hints, as a fresh kernel)."""
+    from ddp_lessons import launch
+    from ddp_lessons.checks import common
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("launched torchrun")
+    monkeypatch.setattr(launch, "run_torchrun", refuse)
+    monkeypatch.setattr(common, "_given", common.Counter())
+
+
+def with_ddp_option(path, option):
+    """The script at `path` with `option` passed to both of wrap()'s DDP(...) calls."""
+    source = path.read_text()
+    source = source.replace("return DDP(model)", f"return DDP(model, {option})")
+    source = source.replace("device_ids=[device.index])", f"device_ids=[device.index], {option})")
+    assert source.count(option) == 2
+    path.write_text(source)
+    return path
+
+
+@pytest.mark.parametrize("option", ["find_unused_parameters=True", "static_graph=True"])
+def test_an_option_that_hides_the_unused_parameter_is_caught_before_any_launch(tmp_path, option, no_launch):
+    from ddp_lessons.checks import common
+    path = with_ddp_option(script_with(["unused parameter"], tmp_path), option)
+    with pytest.raises(common.CheckFailed, match="Net's parameters aux_head.bias, aux_head.weight still get no "
+                                                 "gradient") as first:
+        checks.every_parameter_gets_a_gradient(path)
+    assert first.value.hint == "unused-hidden" and "How to fix it" not in str(first.value)
+    with pytest.raises(common.CheckFailed, match="How to fix it: delete what forward") as second:
+        checks.every_parameter_gets_a_gradient(path)
+    assert second.value.fix_shown and option.split("=")[0] in str(second.value)
+
+
+def test_find_unused_parameters_on_a_model_with_none_is_caught_as_a_cost(tmp_path, no_launch):
+    from ddp_lessons.checks import common
+    path = with_ddp_option(script_with([], tmp_path), "find_unused_parameters=True")
+    with pytest.raises(common.CheckFailed, match="yet every parameter of Net gets a gradient") as first:
+        checks.every_parameter_gets_a_gradient(path)
+    assert first.value.hint == "find-unused"
+
+
+def test_the_fixed_net_without_options_goes_on_to_the_launch(tmp_path, no_launch):
+    with pytest.raises(AssertionError, match="launched torchrun"):
+        checks.every_parameter_gets_a_gradient(script_with([], tmp_path))
+    with pytest.raises(AssertionError, match="launched torchrun"):  # the launch shows DDP's own error
+        checks.every_parameter_gets_a_gradient(script_with(["unused parameter"], tmp_path))
+
+
+RIGHT = {"Net": "d", "wrap": "a", "make_loader": "f", "Trainer._run_epoch": "c", "Trainer.train": "g"}
+
+
+def test_the_symptoms_pass_when_right_and_name_the_unanswered_places(no_launch, fails_with):
+    checks.bug_symptoms(RIGHT)
+    checks.bug_symptoms({place: f" {letter.upper()}" for place, letter in RIGHT.items()})
+    with fails_with("no letter (a to h) for Net, wrap, make_loader, Trainer._run_epoch, Trainer.train"):
+        checks.bug_symptoms(dict.fromkeys(RIGHT, "?"))
+    with fails_with("no letter (a to h) for Trainer.train"):
+        checks.bug_symptoms({**RIGHT, "Trainer.train": "gg"})
+
+
+@pytest.mark.parametrize("place, letter, symptom, fix", [
+    ("Trainer.train", "e", "(e) is what no barrier at all between rank 0's save and the other ranks' load does",
+     "a barrier that only rank 0 reaches"),  # the missing barrier's symptom, not the misplaced one's
+    ("make_loader", "b", "(b) is not what the bug in make_loader does", "shuffle=True next to a sampler"),
+    ("wrap", "d", "(d) is not what the bug in wrap does: (d) is what the bug in Net does",
+     "device_ids=[rank] names GPU RANK"),
+    ("Net", "h", "(h) is what model.to(\"cuda\") without torch.cuda.set_device(local_rank) does",
+     "a parameter that forward() never uses"),
+])
+def test_a_wrong_symptom_names_the_mix_up_then_what_the_bug_does(no_launch, place, letter, symptom, fix):
+    from ddp_lessons.checks import common
+    answers = {**RIGHT, place: letter}
+    with pytest.raises(common.CheckFailed, match=re.escape(symptom)) as first:
+        checks.bug_symptoms(answers)
+    assert first.value.hint == f"symptom-{place}" and fix not in str(first.value)
+    with pytest.raises(common.CheckFailed, match=re.escape(fix)):
+        checks.bug_symptoms(answers)

@@ -25,7 +25,7 @@ LAUNCHING = [
     ("13_mixed_precision.ipynb", "scripts/13_amp_step.py", lambda path: checks.amp_run(str(path), "bf16")),
     ("14_accelerate.ipynb", "scripts/14_port.py", lambda path: checks.accelerate_port_run(path.parent / "14_ddp.py",
                                                                                          path)),
-    ("16_ring_allreduce.ipynb", "scripts/16_ring.py", lambda path: checks.ring_allreduce(path)),
+    ("16_ring_allreduce.ipynb", "scripts/16_halving_doubling.py", lambda path: checks.halving_doubling(path)),
 ]
 
 
@@ -46,15 +46,15 @@ def test_an_untouched_script_is_refused_before_any_launch_and_the_solution_is_no
 
 
 def test_the_refusal_reads_in_spanish_in_a_spanish_notebook(tmp_path, monkeypatch):
-    path = tmp_path / "16_ring.py"
-    path.write_text(script_cell("exercises", "16_ring_allreduce.ipynb", "scripts/16_ring.py"))
+    path = tmp_path / "16_halving_doubling.py"
+    path.write_text(script_cell("exercises", "16_ring_allreduce.ipynb", "scripts/16_halving_doubling.py"))
     monkeypatch.setenv("DDP_LESSONS_LANG", "es")
     with pytest.raises(AssertionError) as info:
         common.written(path)
-    assert str(info.value).startswith("16_ring.py todavía lanza NotImplementedError donde dice `# YOUR CODE HERE`")
+    assert str(info.value).startswith("16_halving_doubling.py todavía lanza NotImplementedError donde dice `# YOUR CODE HERE`")
     assert str(info.value) == tr("{name} still raises NotImplementedError where it says `# YOUR CODE HERE`: write "
                                  "your code there, run its %%writefile cell again, then this check (nothing was "
-                                 "launched)", name="16_ring.py", lang="es")
+                                 "launched)", name="16_halving_doubling.py", lang="es")
 
 
 def test_a_stub_string_elsewhere_is_not_a_stub(tmp_path):

@@ -4,6 +4,7 @@ each wrong ring; the α–β checks pass right functions and hint at the usual m
 The wrong rings are the solution's script with its body replaced, run under torchrun by the check
 itself (slow); `ring_hint`'s other branches get the records a wrong ring would write (fast).
 """
+import re
 import statistics
 
 import numpy as np
@@ -36,6 +37,26 @@ WHOLE_TENSORS = """    n, me = dist.get_world_size(), dist.get_rank()
 """
 LIBRARY = """    dist.all_reduce(tensor)
 """
+RING = 'import torch\nimport torch.distributed as dist\n\n\ndef ring_allreduce(tensor: torch.Tensor) -> None:\n    # Sum `tensor` over all ranks of the default group, in place, around a ring.\n    ### BEGIN SOLUTION\n    n, me = dist.get_world_size(), dist.get_rank()\n    right, left = (me + 1) % n, (me - 1) % n\n    chunks = tensor.tensor_split(n)\n\n    def exchange(send, receive):\n        ops = [dist.P2POp(dist.isend, send, right), dist.P2POp(dist.irecv, receive, left)]\n        for work in dist.batch_isend_irecv(ops):\n            work.wait()\n\n    for step in range(n - 1):  # reduce-scatter\n        out, into = (me - step) % n, (me - step - 1) % n\n        arrived = torch.empty_like(chunks[into])\n        exchange(chunks[out], arrived)\n        chunks[into].add_(arrived)\n    for step in range(n - 1):  # all-gather\n        out, into = (me - step + 1) % n, (me - step) % n\n        exchange(chunks[out], chunks[into])\n    ### END SOLUTION\n'
+"""The ring of lesson 16, as exercise 16 asked for it before its rework (`checks.ring_allreduce` still checks it:
+a submission from then is graded with it)."""
+
+
+@pytest.fixture
+def solution_script(tmp_path):
+    """`solution_script("16_ring_allreduce", "16_ring.py", replace)`: the ring script `RING`, with each {old: new}
+    of `replace` applied, in tmp_path."""
+    def write(notebook, script, replace=None):
+        assert (notebook, script) == ("16_ring_allreduce", "16_ring.py")
+        source = RING
+        for old, new in (replace or {}).items():
+            assert old in source, old
+            source = source.replace(old, new)
+        path = tmp_path / "scripts" / script
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source)
+        return path
+    return write
 
 
 def wrong_ring(solution_script, body: str):
@@ -187,3 +208,139 @@ def test_a_spanish_notebook_reads_the_ring_hints_in_spanish(monkeypatch):
         "en 3 ranks el resultado es la media: all_reduce suma (quite la división entre 3)"
     with pytest.raises(AssertionError, match="falta alpha, el coste de cada llamada"):
         checks.predicted_time(lambda a, b, size, n: b * comm_model.ring_factor(n) * size)
+
+
+# -- recursive halving-doubling (the reworked exercise): synthetic records, no launch -----------------------
+
+def halving_doubling_sends(rank, n, numel, distances=None):
+    """[peer, bytes] of each send of `rank` in the solution's schedule (split at low + size // 2)."""
+    distances = distances or [n >> k for k in range(1, n.bit_length())]
+    low, high, steps = 0, numel, []
+    for d in distances:
+        peer = rank ^ d
+        middle = low + (high - low) // 2
+        keep, give = ((low, middle), (middle, high)) if rank < peer else ((middle, high), (low, middle))
+        steps.append((peer, keep, give))
+        low, high = keep
+    scatter = [[peer, 4 * (give[1] - give[0])] for peer, keep, give in steps]
+    gather = [[peer, 4 * (keep[1] - keep[0])] for peer, keep, give in reversed(steps)]
+    return scatter + gather
+
+
+def ring_sends(rank, n, numel):
+    sizes = [numel // n + (1 if i < numel % n else 0) for i in range(n)]
+    scatter = [[(rank + 1) % n, 4 * sizes[(rank - s) % n]] for s in range(n - 1)]
+    gather = [[(rank + 1) % n, 4 * sizes[(rank + 1 - s) % n]] for s in range(n - 1)]
+    return scatter + gather
+
+
+def direct_sends(rank, n, numel):
+    sizes = [numel // n + (1 if i < numel % n else 0) for i in range(n)]
+    others = [peer for peer in range(n) if peer != rank]
+    return [[peer, 4 * sizes[peer]] for peer in others] + [[peer, 4 * sizes[rank]] for peer in others]
+
+
+def whole_part_sends(rank, n, numel):
+    """Halving-doubling's partners, but each reduce-scatter step sends the whole part, not the half the partner keeps."""
+    sends = halving_doubling_sends(rank, n, numel)
+    half = len(sends) // 2
+    part = numel
+    for k in range(half):
+        sends[k][1] = 4 * part
+        part = part - part // 2 if rank < (rank ^ (n >> (k + 1))) else part // 2
+    return sends
+
+
+def gather_not_reversed(rank, n, numel):
+    sends = halving_doubling_sends(rank, n, numel)
+    half = len(sends) // 2
+    return sends[:half] + sends[half:][::-1] if n > 2 else sends  # the all-gather in the reduce-scatter's order
+
+
+def hd_rows(sends_of, worlds=(2, 4), **case_changes):
+    rows = []
+    for rank in range(max(worlds)):
+        row = {"rank": rank, "import_error": None, "worlds": []}
+        for n in worlds:
+            if rank < n:
+                cases = []
+                for numel in (n * 8, n * 2 + 1, 1000 + n - 1):
+                    sends = sends_of(rank, n, numel)
+                    cases.append({"numel": numel, "bytes": 4 * numel, "sent": sum(b for _, b in sends),
+                                  "collectives": [], "error": None, "equal": True, "unchanged": False,
+                                  "averaged": False, "wrong_elements": 0, "sends": sends,
+                                  "recvs": [[peer, b] for peer, b in sends], **case_changes})
+                row["worlds"].append({"world": n, "cases": cases})
+        rows.append(row)
+    return rows
+
+
+@pytest.fixture
+def fresh_kernel(monkeypatch):
+    from ddp_lessons.checks import common
+    monkeypatch.setattr(common, "_given", common.Counter())
+
+
+@pytest.mark.parametrize("distances", [None, "doubling"], ids=["distance n/2 first", "distance 1 first"])
+def test_records_of_halving_doubling_pass_whichever_distance_comes_first(distances, fresh_kernel):
+    order = (lambda rank, n, numel: halving_doubling_sends(rank, n, numel, [1 << k for k in range(n.bit_length() - 1)])) \
+        if distances else halving_doubling_sends
+    ring.schedule_verdict(hd_rows(order))
+
+
+def test_the_ring_and_a_direct_exchange_move_the_same_bytes_as_halving_doubling():
+    for n in (2, 4, 8):
+        for numel in (n * 8, 1000 + n - 1):
+            totals = {sum(b for _, b in f(0, n, numel)) for f in (ring_sends, direct_sends)}
+            hd = sum(sum(b for _, b in halving_doubling_sends(r, n, numel)) for r in range(n))
+            assert hd == sum(sum(b for _, b in ring_sends(r, n, numel)) for r in range(n)) == 2 * (n - 1) * 4 * numel
+
+
+WRONG_SCHEDULES = [
+    ("lesson's ring", ring_sends, "ring", "always the next rank, in 2(n-1) = 6 steps. That is the lesson's ring"),
+    ("direct exchange", direct_sends, "direct", "every other rank. A direct exchange moves as many bytes as a ring"),
+    ("whole part each step", whole_part_sends, "bytes", "on 2 ranks, in step 1 (reduce-scatter) rank 0 sent 4,004 "
+                                                        "bytes to rank 1, 1 of the 4,004-byte tensor, where that step "
+                                                        "carries 0.5 of it"),
+    ("all-gather not reversed", gather_not_reversed, "peers", "where halving-doubling takes 4 steps, a partner r XOR d"),
+]
+
+
+@pytest.mark.parametrize("sends_of, hint, symptom", [w[1:] for w in WRONG_SCHEDULES], ids=[w[0] for w in WRONG_SCHEDULES])
+def test_each_wrong_schedule_gets_its_symptom_then_the_fix(sends_of, hint, symptom, fresh_kernel):
+    import re
+    from ddp_lessons.checks import common
+    rows = hd_rows(sends_of)
+    with pytest.raises(common.CheckFailed, match=re.escape(symptom)) as first:
+        ring.schedule_verdict(rows)
+    assert first.value.hint == hint and "How to fix it" not in str(first.value)
+    with pytest.raises(common.CheckFailed, match="How to fix it: in reduce-scatter step k") as second:
+        ring.schedule_verdict(rows)
+    assert second.value.fix_shown
+
+
+@pytest.mark.parametrize("change, hint, symptom", [
+    ({"equal": False, "unchanged": True}, "result", "on 2 ranks rank 0's tensor came back unchanged"),
+    ({"equal": False, "averaged": True}, "result", "on 2 ranks the result is the mean, not the sum"),
+    ({"collectives": ["all_reduce"]}, "collective", "halving_doubling_allreduce called dist.all_reduce"),
+    ({"error": "NotImplementedError: ", "equal": False}, "error", "raised NotImplementedError"),
+])
+def test_wrong_results_and_collectives_get_their_hint(change, hint, symptom, fresh_kernel):
+    from ddp_lessons.checks import common
+    with pytest.raises(common.CheckFailed, match=re.escape(symptom)) as caught:
+        ring.schedule_verdict(hd_rows(halving_doubling_sends, **change))
+    assert caught.value.hint == hint
+
+
+@pytest.mark.parametrize("answers, symptom", [
+    ({"ring": None, "halving_doubling": None}, 'STEPS_ON_64["ring"] is None'),
+    ({"ring": 63, "halving_doubling": 12}, "63 steps for ring on 64 ranks: that is one of its two phases"),
+    ({"ring": 128, "halving_doubling": 12}, "passes a chunk on n - 1 times per phase, not n"),
+    ({"ring": 126, "halving_doubling": 6}, "6 steps for halving_doubling on 64 ranks: that is one of its two phases"),
+    ({"ring": 126, "halving_doubling": 64}, "64 steps for halving_doubling on 64 ranks"),
+])
+def test_latency_steps_pass_the_counts_and_catch_each_miscount(answers, symptom, fresh_kernel, fails_with, capsys):
+    checks.latency_steps({"ring": 126, "halving_doubling": 12})
+    assert "the ring takes 126 steps and halving-doubling 12" in capsys.readouterr().out
+    with fails_with(symptom):
+        checks.latency_steps(answers)

@@ -18,7 +18,7 @@ tests/test_translations.py makes the checks of every translated exercise use the
 
 from ddp_lessons.checks.accelerate_port import accelerate_port, accelerate_port_run
 from ddp_lessons.checks.amp import amp_run, amp_training
-from ddp_lessons.checks.bug_hunt import (device_ids_per_node, every_parameter_gets_a_gradient,
+from ddp_lessons.checks.bug_hunt import (bug_symptoms, device_ids_per_node, every_parameter_gets_a_gradient,
                                          new_order_each_epoch, one_shard_per_rank, ranks_stay_in_step)
 from ddp_lessons.checks.checkpoint import checkpointing
 from ddp_lessons.checks.devices import device_and_backend, torchrun_env
@@ -30,7 +30,7 @@ from ddp_lessons.checks.no_sync import gradient_accumulation
 from ddp_lessons.checks.process_group import (launched_records, mean_across_ranks, process_group_setup,
                                               setup_on_simulated_gpus)
 from ddp_lessons.checks.restart import restartable
-from ddp_lessons.checks.ring import alpha_beta, predicted_time, ring_allreduce
+from ddp_lessons.checks.ring import alpha_beta, halving_doubling, latency_steps, predicted_time, ring_allreduce
 from ddp_lessons.checks.sampler import coverage_counts, sampler_shards
 from ddp_lessons.checks.scaling import strong_scaling, weak_scaling
 from ddp_lessons.checks.set_epoch import set_epoch_used
@@ -46,12 +46,12 @@ __all__ = [
     "checkpointing",  # 8
     "strong_scaling", "weak_scaling",  # 9
     "device_ids_per_node", "one_shard_per_rank", "new_order_each_epoch", "ranks_stay_in_step",
-    "every_parameter_gets_a_gradient",  # 10
+    "every_parameter_gets_a_gradient", "bug_symptoms",  # 10
     "distributed_accuracy", "real_distributed_accuracy", "batch_arithmetic",  # 11
     "restartable",  # 12
     "amp_run", "amp_training",  # 13
     "accelerate_port", "accelerate_port_run",  # 14
     "bytes_formula", "bytes_measured",  # 15
-    "ring_allreduce", "alpha_beta", "predicted_time",  # 16
+    "ring_allreduce", "halving_doubling", "alpha_beta", "predicted_time", "latency_steps",  # 16
     "run_modern_loop", "checkpoint_keys", "input_pipeline",  # 17
 ]

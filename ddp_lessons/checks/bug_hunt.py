@@ -17,7 +17,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Iterator
+from typing import Any, Iterator
 from unittest import mock
 
 import torch
@@ -25,7 +25,7 @@ from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
 
 from ddp_lessons import launch, records, scripts, tracebacks
-from ddp_lessons.checks.common import passed, recorded
+from ddp_lessons.checks.common import expect, fail, passed, recorded
 from ddp_lessons.i18n import tr
 
 PROBE = scripts.path("bug_hunt_probe.py")
@@ -196,9 +196,53 @@ def ranks_stay_in_step(path: str | os.PathLike, timeout: float = 90) -> None:
               "and neither going on before the checkpoint was complete"))
 
 
+def _ddp_options(script: ModuleType) -> dict[str, Any]:
+    """The keyword arguments `wrap` passes to DDP(...) for the script's `Net`, on CPU and on a simulated GPU
+    (merged: an option passed on either path counts)."""
+    options: dict[str, Any] = {}
+    recorder = lambda module, *args, **kwargs: options.update(kwargs)  # noqa: E731
+    with mock.patch.object(script, "DDP", recorder), _env(RANK=0, LOCAL_RANK=0, WORLD_SIZE=2, LOCAL_WORLD_SIZE=2):
+        script.wrap(_Model(), torch.device("cpu"), 0, 0)
+        with _simulated_gpus(2, 0), contextlib.suppress(Exception):  # the GPU path's device_ids: another check
+            script.wrap(_Model(), torch.device("cuda", 0), 0, 0)
+    return options
+
+
+def without_gradient(model: torch.nn.Module) -> list[str]:
+    """The names of `model`'s parameters that one forward and backward pass on a batch leaves without a gradient."""
+    torch.manual_seed(0)
+    model(torch.randn(8, 4)).sum().backward()
+    return sorted(name for name, parameter in model.named_parameters() if parameter.grad is None)
+
+
+def unused_parameters_verdict(unused: list[str], options: dict[str, Any]) -> None:
+    """Fail when `wrap`'s DDP `options` hide `unused` parameters of Net (find_unused_parameters=True or
+    static_graph=True), or search for unused parameters that Net does not have; pass otherwise."""
+    names = ", ".join(unused)
+    hiding = [option for option in ("find_unused_parameters", "static_graph") if options.get(option)]
+    if unused and hiding:
+        fail("unused-hidden",
+             tr("DDP no longer stops at the second step, yet Net's parameters {names} still get no gradient in "
+                "any step: wrap() passes {option}=True, so DDP works around them after every forward pass "
+                "while they stay as initialised, and are saved and all-reduced for nothing",
+                names=names, option=hiding[0]),
+             tr("delete what forward() never uses ({names}) from Net, and call DDP(...) without {option}",
+                names=names, option=hiding[0]))
+    if options.get("find_unused_parameters"):
+        fail("find-unused",
+             tr("wrap() passes find_unused_parameters=True, yet every parameter of Net gets a gradient: DDP then "
+                "walks the autograd graph after every forward pass looking for parameters it will not find "
+                "(torch warns about it at the first step), a cost in every step of every run"),
+             tr("call DDP(...) without find_unused_parameters (its default is False): it is for models whose "
+                "forward really skips parameters in some steps"))
+
+
 @recorded("10")
 def every_parameter_gets_a_gradient(path: str | os.PathLike, timeout: float = 90) -> None:
-    """`Net`, wrapped by `wrap`, trains 3 steps under DDP on 2 real ranks."""
+    """`Net` gets a gradient for every parameter without DDP options that hide unused ones, and, wrapped by
+    `wrap`, trains 3 steps under DDP on 2 real ranks."""
+    script = load_script(path)
+    unused_parameters_verdict(without_gradient(script.Net()), _ddp_options(script))
     try:
         launch.run_torchrun(PROBE, 2, args=[str(path), "--part", "model"], timeout=timeout,
                             env={"TORCH_DISTRIBUTED_DEBUG": "INFO"},
@@ -207,8 +251,62 @@ def every_parameter_gets_a_gradient(path: str | os.PathLike, timeout: float = 90
         output = error.result.output(error.ranks[0])
         names = next((line.split(":", 1)[1].strip() for line in output.splitlines()
                       if "Parameters which did not receive grad" in line), "")
-        assert "Expected to have finished reduction" not in output, tr(
-            "the second training step failed with DDP's 'Expected to have finished reduction in the "
-            "prior iteration before starting a new one': parameters without a gradient: {names}", names=names)
+        if "Expected to have finished reduction" in output:
+            fail("unused-parameter",
+                 tr("the second training step failed with DDP's 'Expected to have finished reduction in the "
+                    "prior iteration before starting a new one': parameters without a gradient: {names}",
+                    names=names),
+                 tr("every parameter DDP wraps must get a gradient in every step: delete from Net what "
+                    "forward() never uses ({names})", names=names))
         raise AssertionError(tr("training Net failed: {error}", error=str(error).splitlines()[0])) from None
     passed(tr("Net trained 3 steps under DDP: every parameter got a gradient in every step"))
+
+
+SYMPTOMS = {"Net": "d", "wrap": "a", "make_loader": "f", "Trainer._run_epoch": "c", "Trainer.train": "g"}
+"""For each place of a planted bug, the letter of what it does on a real cluster of GPU nodes (the exercise
+lists the letters (a) to (h): (b), (e) and (h) are what other mistakes do, `_decoy`)."""
+
+
+def _decoy(letter: str) -> str | None:
+    """What mistake, not planted here, the decoy `letter` is the symptom of."""
+    return {"b": tr("a DataLoader without the sampler"),
+            "e": tr("no barrier at all between rank 0's save and the other ranks' load"),
+            "h": tr("model.to(\"cuda\") without torch.cuda.set_device(local_rank)")}.get(letter)
+
+
+def _what_it_does(place: str) -> str:
+    """What the bug at `place` does, in one line (the fix of a wrong symptom)."""
+    return {
+        "Net": tr("a parameter that forward() never uses gets no gradient, so DDP's reducer waits for it and the "
+                  "second step fails with 'Expected to have finished reduction in the prior iteration'"),
+        "wrap": tr("device_ids=[rank] names GPU RANK, which a node of the second machine does not have (invalid "
+                   "device ordinal), or another rank's GPU"),
+        "make_loader": tr("the DataLoader refuses to be built: shuffle=True next to a sampler raises ValueError "
+                          "at once, on every rank"),
+        "Trainer._run_epoch": tr("without set_epoch every epoch visits the rank's shard in the same order: "
+                                 "nothing fails, the model just sees the same sequence of batches every epoch"),
+        "Trainer.train": tr("a barrier that only rank 0 reaches leaves rank 0 waiting at the first checkpoint "
+                            "while the others go on, until the process group's timeout ends the job"),
+    }[place]
+
+
+@recorded("10")
+def bug_symptoms(answers: dict[str, str]) -> None:
+    """`answers` maps each place of a planted bug to the letter of the symptom it shows on a cluster."""
+    given = {place: str(answers.get(place, "")).strip().lower() for place in SYMPTOMS}
+    missing = [place for place, letter in given.items() if len(letter) != 1 or letter not in "abcdefgh"]
+    expect(not missing, "unanswered",
+           tr("no letter (a to h) for {places}", places=", ".join(missing)),
+           tr("write one letter per place, e.g. SYMPTOMS[\"{place}\"] = \"b\"", place=(missing or ["Net"])[0]))
+    for place, right in SYMPTOMS.items():
+        got = given[place]
+        if got == right:
+            continue
+        other = next((other for other, letter in SYMPTOMS.items() if letter == got), None)
+        fail(f"symptom-{place}",
+             tr("({got}) is not what the bug in {place} does: ({got}) is what the bug in {other} does",
+                got=got, place=place, other=other) if other else
+             tr("({got}) is not what the bug in {place} does: ({got}) is what {cause} does",
+                got=got, place=place, cause=_decoy(got)),
+             _what_it_does(place))
+    passed(tr("each of the 5 bugs matched with what it does on a cluster"))

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ddp_lessons import comm_model, launch, records, scripts
-from ddp_lessons.checks.common import passed, recorded, written
+from ddp_lessons.checks.common import expect, fail, passed, recorded, written
 from ddp_lessons.i18n import tr
 
 CHECKER = scripts.path("check_ring.py")
@@ -186,6 +186,128 @@ def _bytes_hint(ranks: list, n: int) -> str | None:
               sent=", ".join(f"{b:,}" for b in sent.values()), size=size, ring=ring, total=2 * (n - 1) * size)
 
 
+# -- part 1, since the rework: recursive halving-doubling --------------------------------------------
+
+HD_WORLDS = (2, 4)
+"""World sizes the halving-doubling check runs: powers of two (on 2 ranks every algorithm looks the same; 4 tells
+a ring, a direct exchange and halving-doubling apart)."""
+
+
+@recorded("16")
+def halving_doubling(script: str | os.PathLike, worlds: Sequence[int] = HD_WORLDS, timeout: float = 150) -> None:
+    """`halving_doubling_allreduce(tensor)` in `script` sums in place like `dist.all_reduce` on 2 and 4 ranks,
+    exchanging with rank r XOR d, d halving through the reduce-scatter and doubling back through the all-gather,
+    each step carrying the share of the tensor that step should (`schedule_verdict`)."""
+    written(script)
+    try:
+        run = launch.run_torchrun(CHECKER, max(worlds), args=[str(script), "--function", "halving_doubling_allreduce",
+                                                               "--worlds", *map(str, worlds)],
+                                  timeout=timeout, env={"CUDA_VISIBLE_DEVICES": ""}, backend="gloo",
+                                  run_dir=records.new_run_dir(Path(script).stem), echo=False)
+    except launch.RunTimeoutError as error:
+        where = "; ".join(f"rank {r}: {w}" for r, w in sorted(error.result.where.items()))
+        raise AssertionError(tr("halving_doubling_allreduce did not return within {timeout:g} s ({where}): look for a loop "
+                                "that never ends or a receive nobody sends to", timeout=timeout, where=where)) from None
+    except launch.RankFailedError as error:
+        hint = _hint_from_records(error.result.run_dir, worlds)
+        raise AssertionError(hint or tr("the check's ranks failed: {error}", error=error)) from None
+    rows = records.load(run.run_dir, "ring")
+    schedule_verdict(rows, worlds)
+    four = next(w for w in rows[1]["worlds"] if w["world"] == max(worlds))
+    case = max(four["cases"], key=lambda c: c["numel"])
+    passed(tr("on {worlds} ranks halving_doubling_allreduce equals dist.all_reduce; on {n} ranks rank 1 talked to "
+              "ranks {peers} and sent {sent} bytes of a {size:,}-byte tensor, step by step",
+              worlds=", ".join(map(str, worlds)), n=max(worlds), peers=", ".join(str(p) for p, _ in case["sends"]),
+              sent=", ".join(f"{b:,}" for _, b in case["sends"]), size=case["bytes"]))
+
+
+def expected_schedule(rank: int, n: int, numel: int, first_distance: int) -> list[tuple[int, float]]:
+    """[(peer, elements)] of each send of `rank`: reduce-scatter steps k = 1..log2(n) send about numel / 2^k to
+    rank XOR d (d from `first_distance`, n/2 or 1, halving or doubling), the all-gather the same partners in
+    reverse with the same amounts in reverse."""
+    steps = n.bit_length() - 1
+    distances = [n >> k for k in range(1, steps + 1)] if first_distance == n // 2 else [1 << k for k in range(steps)]
+    scatter = [(rank ^ d, numel / 2 ** k) for k, d in enumerate(distances, start=1)]
+    return scatter + scatter[::-1]
+
+
+def _schedule_mistake(rank: int, n: int, case: dict[str, Any]) -> tuple[str, str, str] | None:
+    """(hint, symptom, fix) of what is wrong with `rank`'s sends for one tensor on `n` ranks, or None."""
+    sends, numel, size = case["sends"], case["numel"], case["bytes"]
+    steps = 2 * (n.bit_length() - 1)
+    fix = tr("in reduce-scatter step k = 1, 2, …, log2(n), exchange with rank r XOR d, d = n/2, n/4, …, 1: send the "
+             "half of your current part that the partner keeps, add the half it sends into the half you keep; then "
+             "the all-gather meets the same partners in reverse order, each time sending all you hold")
+    peers = [peer for peer, _ in sends]
+    shown = tr("rank {rank} sent {messages} messages to ranks {peers}", rank=rank, messages=len(sends),
+               peers=", ".join(map(str, peers)))
+    if not sends:
+        return ("no-sends", tr("on {n} ranks rank {rank} sent nothing point to point, yet the sums are right: the "
+                               "check counts what dist.send, dist.isend and dist.batch_isend_irecv send", n=n, rank=rank),
+                fix)
+    if n > 2 and set(peers) == {(rank + 1) % n} and len(sends) == 2 * (n - 1):
+        return ("ring", tr("on {n} ranks {shown}: always the next rank, in 2(n-1) = {count} steps. That is the "
+                           "lesson's ring; its step count, and the latency α it pays per step, grow with n",
+                           n=n, shown=shown, count=2 * (n - 1)), fix)
+    if n > 2 and set(peers) == set(range(n)) - {rank}:
+        return ("direct", tr("on {n} ranks {shown}: every other rank. A direct exchange moves as many bytes as a ring, "
+                             "but each rank opens a connection to all n-1 others and pays α for each of them",
+                             n=n, shown=shown), fix)
+    layouts = [expected_schedule(rank, n, numel, first) for first in {n // 2, 1}]
+    layout = next((one for one in layouts if [p for p, _ in one[:len(peers)]] == peers[:len(one)]), layouts[0])
+    if peers != [peer for peer, _ in layout]:
+        step = next((k for k, (got, (want, _)) in enumerate(zip(peers, layout)) if got != want), min(len(peers), len(layout)))
+        return ("peers", tr("on {n} ranks {shown}, where halving-doubling takes {steps} steps, a partner r XOR d in each "
+                            "(here {expected}); the first difference is at step {step}",
+                            n=n, shown=shown, steps=steps, expected=", ".join(str(p) for p, _ in layout), step=step + 1),
+                fix)
+    for step, ((peer, sent), (_, elements)) in enumerate(zip(sends, layout), start=1):
+        if abs(sent / 4 - elements) > 1:
+            phase = tr("reduce-scatter") if step <= steps // 2 else tr("all-gather")
+            return ("bytes", tr("on {n} ranks, in step {step} ({phase}) rank {rank} sent {sent:,} bytes to rank {peer}, "
+                                "{share:.3g} of the {size:,}-byte tensor, where that step carries {expected:.3g} of it",
+                                n=n, step=step, phase=phase, rank=rank, sent=sent, peer=peer, share=sent / size,
+                                size=size, expected=elements / numel), fix)
+    return None
+
+
+def schedule_verdict(rows: Sequence[dict[str, Any]], worlds: Sequence[int] = HD_WORLDS) -> None:
+    """Fail, with a hint that escalates, on the first thing wrong in the ranks' ``ring`` records: an error, a
+    collective, a wrong sum, then the peers and bytes of each step (`_schedule_mistake`)."""
+    failed_import = next((row["import_error"] for row in rows if row.get("import_error")), None)
+    expect(not failed_import, "import",
+           tr("the script could not be imported ({error})", error=failed_import),
+           tr("define halving_doubling_allreduce(tensor), with its imports, and run nothing when the file is imported"))
+    for n in sorted(worlds):
+        ranks = [(row["rank"], w["cases"]) for row in rows for w in row["worlds"] if w["world"] == n]
+        expect(ranks, "no-report", tr("no rank reported on {n} ranks: did the check's launch fail?", n=n),
+               tr("run the check again; if it fails the same way, run the script's cell first"))
+        errors = _errors_hint(ranks, n)
+        if errors:
+            fail("error", errors, tr("fix the error above, run the %%writefile cell, then the check"))
+        used = sorted({name for _, cases in ranks for case in cases for name in case["collectives"]})
+        expect(not used, "collective",
+               tr("halving_doubling_allreduce called dist.{name}, a collective", name=used[0] if used else ""),
+               tr("build it from point-to-point calls only: dist.isend/dist.irecv or dist.batch_isend_irecv"))
+        for rank, cases in ranks:
+            for case in cases:
+                if case["equal"]:
+                    continue
+                fail("result",
+                     tr("on {n} ranks rank {rank}'s tensor came back unchanged", n=n, rank=rank) if case["unchanged"]
+                     else tr("on {n} ranks the result is the mean, not the sum", n=n) if case["averaged"]
+                     else tr("on {n} ranks rank {rank}'s result differs from dist.all_reduce in {wrong} of {numel} "
+                             "elements", n=n, rank=rank, wrong=case["wrong_elements"], numel=case["numel"]),
+                     tr("work in place: add what arrives into the half you keep, and in the all-gather receive into "
+                        "the half you gave away; both partners of a step split the same part of the tensor at the "
+                        "same index"))
+        for rank, cases in ranks:
+            for case in sorted(cases, key=lambda c: -c["numel"]):
+                mistake = _schedule_mistake(rank, n, case)
+                if mistake:
+                    fail(*mistake)
+
+
 # -- part 2: the α–β model --------------------------------------------------------------------------
 
 Sweep = list[tuple[int, int, list[float]]]
@@ -272,3 +394,32 @@ def predicted_time(student_predict: Callable[[float, float, float, int], float])
         raise AssertionError(tr("{size:,} bytes on {world} ranks: expected {expected:.4g} ms, got {got:.4g} ms: {hint}",
                                 size=size, world=world, expected=expected * 1e3, got=got * 1e3, hint=hint))
     passed(tr("predicted times are alpha + beta x 2(n-1)/n x bytes"))
+
+
+@recorded("16")
+def latency_steps(answers: dict[str, Any], world: int = 64, alpha: float = 50e-6) -> None:
+    """`answers` holds the steps of one all-reduce on `world` ranks: {"ring": 2(n-1), "halving_doubling": 2 log2 n}."""
+    expected = {"ring": 2 * (world - 1), "halving_doubling": 2 * (world.bit_length() - 1)}
+    for name, steps in expected.items():
+        got = answers.get(name)
+        expect(isinstance(got, int) and not isinstance(got, bool), "unanswered",
+               tr("STEPS_ON_64[\"{name}\"] is {got!r}, not a whole number of steps", name=name, got=got),
+               tr("write each algorithm's steps on {world} ranks, reduce-scatter and all-gather together",
+                  world=world))
+        if got == steps:
+            continue
+        if got * 2 == steps:
+            symptom = tr("{got} steps for {name} on {world} ranks: that is one of its two phases",
+                         got=got, name=name, world=world)
+        elif name == "ring" and got in (world, 2 * world):
+            symptom = tr("{got} steps for the ring on {world} ranks: a ring of n ranks passes a chunk on n - 1 times "
+                         "per phase, not n", got=got, world=world)
+        else:
+            symptom = tr("{got} steps for {name} on {world} ranks", got=got, name=name, world=world)
+        fail(f"steps-{name}", symptom,
+             tr("the ring: n - 1 steps of reduce-scatter and n - 1 of all-gather; halving-doubling: log2(n) steps "
+                "each (the distance halves from n/2 to 1, then doubles back)"))
+    passed(tr("on {world} ranks the ring takes {ring} steps and halving-doubling {hd}: at α = {alpha:g} µs per step, "
+              "{ring_ms:.2f} ms against {hd_ms:.2f} ms of latency alone, whatever the message's size", world=world,
+              ring=expected["ring"], hd=expected["halving_doubling"], alpha=alpha * 1e6,
+              ring_ms=expected["ring"] * alpha * 1e3, hd_ms=expected["halving_doubling"] * alpha * 1e3))

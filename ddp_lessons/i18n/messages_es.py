@@ -325,6 +325,61 @@ SPANISH = {
     "training Net failed: {error}": "el entrenamiento de Net falló: {error}",
     "Net trained 3 steps under DDP: every parameter got a gradient in every step":
         "Net entrenó 3 pasos con DDP: todos los parámetros recibieron un gradiente en cada paso",
+    "DDP no longer stops at the second step, yet Net's parameters {names} still get no gradient in any step: "
+    "wrap() passes {option}=True, so DDP works around them after every forward pass while they stay as "
+    "initialised, and are saved and all-reduced for nothing":
+        "DDP ya no se detiene en el segundo paso, pero los parámetros {names} de Net siguen sin recibir gradiente "
+        "en ningún paso: wrap() pasa {option}=True, así que DDP los sortea tras cada forward mientras siguen como "
+        "se inicializaron, y se guardan y se reducen con all-reduce para nada",
+    "delete what forward() never uses ({names}) from Net, and call DDP(...) without {option}":
+        "borre de Net lo que forward() nunca usa ({names}) y llame a DDP(...) sin {option}",
+    "wrap() passes find_unused_parameters=True, yet every parameter of Net gets a gradient: DDP then walks the "
+    "autograd graph after every forward pass looking for parameters it will not find (torch warns about it at "
+    "the first step), a cost in every step of every run":
+        "wrap() pasa find_unused_parameters=True, pero todos los parámetros de Net reciben gradiente: DDP recorre "
+        "entonces el grafo de autograd tras cada forward buscando parámetros que no encontrará (torch lo advierte "
+        "en el primer paso), un coste en cada paso de cada ejecución",
+    "call DDP(...) without find_unused_parameters (its default is False): it is for models whose forward really "
+    "skips parameters in some steps":
+        "llame a DDP(...) sin find_unused_parameters (su valor por defecto es False): es para modelos cuyo forward "
+        "de verdad se salta parámetros en algunos pasos",
+    "every parameter DDP wraps must get a gradient in every step: delete from Net what forward() never uses "
+    "({names})":
+        "cada parámetro que DDP envuelve debe recibir un gradiente en cada paso: borre de Net lo que forward() "
+        "nunca usa ({names})",
+    "a DataLoader without the sampler": "un DataLoader sin el sampler",
+    "no barrier at all between rank 0's save and the other ranks' load":
+        "ninguna barrera entre el guardado del rank 0 y la carga de los demás ranks",
+    "model.to(\"cuda\") without torch.cuda.set_device(local_rank)":
+        "model.to(\"cuda\") sin torch.cuda.set_device(local_rank)",
+    "a parameter that forward() never uses gets no gradient, so DDP's reducer waits for it and the second step "
+    "fails with 'Expected to have finished reduction in the prior iteration'":
+        "un parámetro que forward() nunca usa no recibe gradiente, así que el reductor de DDP lo espera y el "
+        "segundo paso falla con `Expected to have finished reduction in the prior iteration`",
+    "device_ids=[rank] names GPU RANK, which a node of the second machine does not have (invalid device "
+    "ordinal), or another rank's GPU":
+        "device_ids=[rank] nombra la GPU RANK, que un nodo de la segunda máquina no tiene (`invalid device "
+        "ordinal`), o la GPU de otro rank",
+    "the DataLoader refuses to be built: shuffle=True next to a sampler raises ValueError at once, on every rank":
+        "el DataLoader se niega a construirse: shuffle=True junto a un sampler lanza ValueError en el acto, en "
+        "cada rank",
+    "without set_epoch every epoch visits the rank's shard in the same order: nothing fails, the model just "
+    "sees the same sequence of batches every epoch":
+        "sin set_epoch cada época recorre el fragmento del rank en el mismo orden: nada falla, el modelo "
+        "simplemente ve la misma secuencia de lotes en cada época",
+    "a barrier that only rank 0 reaches leaves rank 0 waiting at the first checkpoint while the others go on, "
+    "until the process group's timeout ends the job":
+        "una barrera a la que solo llega el rank 0 lo deja esperando en el primer checkpoint mientras los demás "
+        "siguen, hasta que el tiempo límite del grupo de procesos termina el trabajo",
+    "no letter (a to h) for {places}": "no hay letra (de a a h) para {places}",
+    "write one letter per place, e.g. SYMPTOMS[\"{place}\"] = \"b\"":
+        "escriba una letra por lugar, p. ej. SYMPTOMS[\"{place}\"] = \"b\"",
+    "({got}) is not what the bug in {place} does: ({got}) is what the bug in {other} does":
+        "({got}) no es lo que hace el error de {place}: ({got}) es lo que hace el error de {other}",
+    "({got}) is not what the bug in {place} does: ({got}) is what {cause} does":
+        "({got}) no es lo que hace el error de {place}: ({got}) es lo que hace {cause}",
+    "each of the 5 bugs matched with what it does on a cluster":
+        "cada uno de los 5 errores emparejado con lo que hace en un clúster",
     # ddp_lessons.checks.metrics (exercise 11)
     "{script} defines no function named evaluate": "{script} no define ninguna función llamada evaluate",
     "samples {missed}{more} were never evaluated by any rank, yet the accuracy came out right":
@@ -807,30 +862,67 @@ SPANISH = {
     "run again from its snapshot, the port fails:\n{error}":
         "ejecutada otra vez desde su snapshot, la versión portada falla:\n{error}",
     # ddp_lessons.checks.checkpoint (exercise 8)
-    "rank {rank} called torch.load before rank 0's torch.save had finished: call dist.barrier() after rank 0 "
-    "saves and before any rank loads, or a rank reads a missing or half-written file":
-        "el rank {rank} llamó a torch.load antes de que terminara el torch.save del rank 0: llame a "
-        "dist.barrier() después de que guarde el rank 0 y antes de que cargue ningún rank; si no, un rank lee "
-        "un archivo que falta o que está a medio escribir",
-    "rank {rank} saved too: only rank 0 writes the checkpoint (every rank holds the same weights, and several "
-    "processes writing one file at once can corrupt it)":
-        "el rank {rank} también guardó: solo el rank 0 escribe el checkpoint (todos los ranks tienen los mismos "
-        "pesos, y varios procesos que escriben un mismo archivo a la vez pueden corromperlo)",
-    "the checkpoint's keys start with 'module.': save ddp_model.module.state_dict(), the weights of the model "
-    "inside the DDP wrapper, so a plain model can load them":
-        "las claves del checkpoint empiezan por 'module.': guarde ddp_model.module.state_dict(), los pesos del "
-        "modelo que hay dentro del envoltorio de DDP, para que un modelo normal pueda cargarlos",
+    "rank {rank} saved too: several processes wrote the same file at once (each torch.save truncates it, so one "
+    "can cut what another wrote), with identical weights":
+        "el rank {rank} también guardó: varios procesos escribieron el mismo archivo a la vez (cada torch.save lo "
+        "trunca, así que uno puede cortar lo que otro escribió), con pesos idénticos",
+    "only rank 0 writes the checkpoint: if dist.get_rank() == 0: torch.save(...)":
+        "solo el rank 0 escribe el checkpoint: `if dist.get_rank() == 0: torch.save(...)`",
+    "rank {rank} called torch.load before rank 0's torch.save had finished: it read the previous run's "
+    "checkpoint, or a half-written file (the check leaves one run's file at the path and makes rank 0's save "
+    "slow, as on a network file system)":
+        "el rank {rank} llamó a torch.load antes de que terminara el torch.save del rank 0: leyó el checkpoint de "
+        "la ejecución anterior, o un archivo a medio escribir (la comprobación deja en la ruta el archivo de una "
+        "ejecución y hace lento el guardado del rank 0, como en un sistema de archivos en red)",
+    "put dist.barrier() after rank 0's torch.save and before any rank's torch.load: a rank leaves the barrier "
+    "only once every rank has reached it, rank 0 after its save returned":
+        "ponga dist.barrier() después del torch.save del rank 0 y antes del torch.load de cualquier rank: un "
+        "rank sale de la barrera solo cuando todos los ranks han llegado a ella, el rank 0 después de que su "
+        "guardado haya retornado",
+    "rank {rank} loaded the checkpoint without any dist.barrier() before it: it found the file by itself, which "
+    "holds only where every rank sees rank 0's writes at once and in order (not on a network file system), and "
+    "only when no earlier run left a file at the path":
+        "el rank {rank} cargó el checkpoint sin ningún dist.barrier() antes: encontró el archivo por su cuenta, "
+        "lo que solo funciona donde cada rank ve las escrituras del rank 0 al instante y en orden (no en un "
+        "sistema de archivos en red), y solo cuando ninguna ejecución anterior dejó un archivo en la ruta",
+    "let every rank wait in dist.barrier() after rank 0's torch.save instead of polling for the file":
+        "haga que cada rank espere en dist.barrier() después del torch.save del rank 0 en lugar de sondear "
+        "el archivo",
+    "the checkpoint's keys start with 'module.': a plain model (not wrapped in DDP) refuses them":
+        "las claves del checkpoint empiezan por 'module.': un modelo normal (no envuelto en DDP) las rechaza",
+    "save ddp_model.module.state_dict(), the weights of the model inside the DDP wrapper":
+        "guarde ddp_model.module.state_dict(), los pesos del modelo que hay dentro del envoltorio de DDP",
+    "rank {rank}'s torch.load may run code from the file: a checkpoint is a pickle, and unpickling it in full "
+    "can call any function the file names":
+        "el torch.load del rank {rank} puede ejecutar código del archivo: un checkpoint es un pickle, y "
+        "deserializarlo por completo puede llamar a cualquier función que el archivo nombre",
+    "call torch.load(..., weights_only=True): it rebuilds tensors and plain containers only":
+        "llame a torch.load(..., weights_only=True): solo reconstruye tensores y contenedores simples",
+    "rank {rank} loads the tensors onto the device rank 0 saved them from: on GPUs every rank's copy lands on "
+    "cuda:0 (memory piles up there, and the tensors sit on another device than the rank's model)":
+        "el rank {rank} carga los tensores en el dispositivo desde el que los guardó el rank 0: con GPU, la copia "
+        "de cada rank acaba en cuda:0 (la memoria se acumula allí, y los tensores quedan en otro dispositivo "
+        "que el modelo del rank)",
+    "pass map_location=device to torch.load, the rank's own device":
+        "pase map_location=device a torch.load, el propio dispositivo del rank",
+    "rank {rank} loads the tensors onto {place}, a device written into the code, while its own device is "
+    "{device}: on GPUs every rank's copy lands on that one GPU (and without a GPU the load fails)":
+        "el rank {rank} carga los tensores en {place}, un dispositivo escrito en el código, mientras que su "
+        "propio dispositivo es {device}: con GPU, la copia de cada rank acaba en esa única GPU (y sin GPU la "
+        "carga falla)",
+    "pass map_location=device, the device load_checkpoint receives, not a fixed cuda:N":
+        "pase map_location=device, el dispositivo que recibe load_checkpoint, no un cuda:N fijo",
     "rank 0 never called torch.save": "el rank 0 nunca llamó a torch.save",
-    "rank {rank} never loaded the checkpoint: every rank loads it":
-        "el rank {rank} nunca cargó el checkpoint: todos los ranks lo cargan",
-    "pass map_location=device to torch.load, so each rank loads onto its own device (the tensors were saved "
-    "from rank 0's device)":
-        "pase map_location=device a torch.load, para que cada rank cargue en su propio dispositivo (los tensores "
-        "se guardaron desde el dispositivo del rank 0)",
-    "rank {rank}'s resumed model is not the trained one: load the state dict you read into the model "
-    "(model.load_state_dict(state))":
-        "el modelo reanudado del rank {rank} no es el entrenado: cargue en el modelo el state dict que ha leído "
-        "(model.load_state_dict(state))",
+    "rank 0 writes ddp_model.module.state_dict() with torch.save":
+        "el rank 0 escribe ddp_model.module.state_dict() con torch.save",
+    "rank {rank} never loaded the checkpoint: its model kept the weights it was built with":
+        "el rank {rank} nunca cargó el checkpoint: su modelo conservó los pesos con los que se construyó",
+    "every rank loads the checkpoint: a restarted job has no other copy of the weights":
+        "cada rank carga el checkpoint: un trabajo reiniciado no tiene otra copia de los pesos",
+    "rank {rank}'s resumed model is not the trained one":
+        "el modelo reanudado del rank {rank} no es el entrenado",
+    "load the state dict you read into the model: model.load_state_dict(state)":
+        "cargue en el modelo el state dict que ha leído: model.load_state_dict(state)",
     "rank 0 saved once; all {nproc} ranks loaded the complete file (weights_only=True) and resumed with the "
     "trained weights (checksum {checksum})":
         "el rank 0 guardó una vez; los {nproc} ranks cargaron el archivo completo (weights_only=True) y "
@@ -958,6 +1050,83 @@ SPANISH = {
     "activations (bytes)": "activaciones (bytes)",
     "parameter tensors T": "tensores de parámetros T",
     # ddp_lessons.checks.ring (exercise 16)
+    "halving_doubling_allreduce did not return within {timeout:g} s ({where}): look for a loop that never ends "
+    "or a receive nobody sends to":
+        "halving_doubling_allreduce no retornó en {timeout:g} s ({where}): busque un bucle que nunca termina o una "
+        "recepción a la que nadie envía",
+    "on {worlds} ranks halving_doubling_allreduce equals dist.all_reduce; on {n} ranks rank 1 talked to ranks "
+    "{peers} and sent {sent} bytes of a {size:,}-byte tensor, step by step":
+        "en {worlds} ranks halving_doubling_allreduce es igual a dist.all_reduce; en {n} ranks el rank 1 habló con "
+        "los ranks {peers} y envió {sent} bytes de un tensor de {size:,} bytes, paso a paso",
+    "in reduce-scatter step k = 1, 2, …, log2(n), exchange with rank r XOR d, d = n/2, n/4, …, 1: send the half of "
+    "your current part that the partner keeps, add the half it sends into the half you keep; then the all-gather "
+    "meets the same partners in reverse order, each time sending all you hold":
+        "en el paso k = 1, 2, …, log2(n) del reduce-scatter, intercambie con el rank r XOR d, d = n/2, n/4, …, 1: "
+        "envíe la mitad de su parte actual que conserva el compañero y sume la mitad que él envía en la mitad que "
+        "usted conserva; después, el all-gather encuentra a los mismos compañeros en orden inverso, enviando cada "
+        "vez todo lo que tiene",
+    "rank {rank} sent {messages} messages to ranks {peers}": "el rank {rank} envió {messages} mensajes a los ranks {peers}",
+    "on {n} ranks rank {rank} sent nothing point to point, yet the sums are right: the check counts what dist.send, "
+    "dist.isend and dist.batch_isend_irecv send":
+        "en {n} ranks el rank {rank} no envió nada punto a punto, y sin embargo las sumas son correctas: la "
+        "comprobación cuenta lo que envían dist.send, dist.isend y dist.batch_isend_irecv",
+    "on {n} ranks {shown}: always the next rank, in 2(n-1) = {count} steps. That is the lesson's ring; its step "
+    "count, and the latency α it pays per step, grow with n":
+        "en {n} ranks {shown}: siempre al rank siguiente, en 2(n-1) = {count} pasos. Ese es el anillo de la "
+        "lección; su número de pasos, y la latencia α que paga en cada uno, crecen con n",
+    "on {n} ranks {shown}: every other rank. A direct exchange moves as many bytes as a ring, but each rank opens "
+    "a connection to all n-1 others and pays α for each of them":
+        "en {n} ranks {shown}: a todos los demás ranks. Un intercambio directo mueve tantos bytes como un anillo, "
+        "pero cada rank abre una conexión con los n-1 restantes y paga α por cada uno",
+    "on {n} ranks {shown}, where halving-doubling takes {steps} steps, a partner r XOR d in each (here {expected}); "
+    "the first difference is at step {step}":
+        "en {n} ranks {shown}, donde el halving-doubling da {steps} pasos, con un compañero r XOR d en cada uno "
+        "(aquí {expected}); la primera diferencia está en el paso {step}",
+    "reduce-scatter": "reduce-scatter",
+    "all-gather": "all-gather",
+    "on {n} ranks, in step {step} ({phase}) rank {rank} sent {sent:,} bytes to rank {peer}, {share:.3g} of the "
+    "{size:,}-byte tensor, where that step carries {expected:.3g} of it":
+        "en {n} ranks, en el paso {step} ({phase}) el rank {rank} envió {sent:,} bytes al rank {peer}, {share:.3g} "
+        "del tensor de {size:,} bytes, cuando ese paso lleva {expected:.3g} de él",
+    "the script could not be imported ({error})": "no se pudo importar el script ({error})",
+    "define halving_doubling_allreduce(tensor), with its imports, and run nothing when the file is imported":
+        "defina halving_doubling_allreduce(tensor), con sus imports, y no ejecute nada al importar el archivo",
+    "no rank reported on {n} ranks: did the check's launch fail?":
+        "ningún rank informó en {n} ranks: ¿falló el lanzamiento de la comprobación?",
+    "run the check again; if it fails the same way, run the script's cell first":
+        "ejecute la comprobación otra vez; si falla igual, ejecute antes la celda del script",
+    "fix the error above, run the %%writefile cell, then the check":
+        "corrija el error de arriba, ejecute la celda %%writefile y luego la comprobación",
+    "halving_doubling_allreduce called dist.{name}, a collective":
+        "halving_doubling_allreduce llamó a dist.{name}, una colectiva",
+    "build it from point-to-point calls only: dist.isend/dist.irecv or dist.batch_isend_irecv":
+        "constrúyalo solo con llamadas punto a punto: dist.isend/dist.irecv o dist.batch_isend_irecv",
+    "on {n} ranks rank {rank}'s tensor came back unchanged":
+        "en {n} ranks el tensor del rank {rank} volvió sin cambios",
+    "on {n} ranks the result is the mean, not the sum": "en {n} ranks el resultado es la media, no la suma",
+    "on {n} ranks rank {rank}'s result differs from dist.all_reduce in {wrong} of {numel} elements":
+        "en {n} ranks el resultado del rank {rank} difiere del de dist.all_reduce en {wrong} de {numel} elementos",
+    "work in place: add what arrives into the half you keep, and in the all-gather receive into the half you gave "
+    "away; both partners of a step split the same part of the tensor at the same index":
+        "trabaje in situ: sume lo que llega en la mitad que conserva y, en el all-gather, reciba en la mitad que "
+        "cedió; los dos compañeros de un paso parten la misma parte del tensor en el mismo índice",
+    "STEPS_ON_64[\"{name}\"] is {got!r}, not a whole number of steps":
+        "STEPS_ON_64[\"{name}\"] es {got!r}, no un número entero de pasos",
+    "write each algorithm's steps on {world} ranks, reduce-scatter and all-gather together":
+        "escriba los pasos de cada algoritmo en {world} ranks, reduce-scatter y all-gather juntos",
+    "{got} steps for {name} on {world} ranks: that is one of its two phases":
+        "{got} pasos para {name} en {world} ranks: esa es una de sus dos fases",
+    "{got} steps for the ring on {world} ranks: a ring of n ranks passes a chunk on n - 1 times per phase, not n":
+        "{got} pasos para el anillo en {world} ranks: un anillo de n ranks pasa un trozo n - 1 veces por fase, no n",
+    "{got} steps for {name} on {world} ranks": "{got} pasos para {name} en {world} ranks",
+    "the ring: n - 1 steps of reduce-scatter and n - 1 of all-gather; halving-doubling: log2(n) steps each (the "
+    "distance halves from n/2 to 1, then doubles back)":
+        "el anillo: n - 1 pasos de reduce-scatter y n - 1 de all-gather; el halving-doubling: log2(n) pasos cada "
+        "uno (la distancia se reduce a la mitad de n/2 a 1 y luego se duplica de vuelta)",
+    "on {world} ranks the ring takes {ring} steps and halving-doubling {hd}: at α = {alpha:g} µs per step, "
+    "{ring_ms:.2f} ms against {hd_ms:.2f} ms of latency alone, whatever the message's size":
+        "en {world} ranks el anillo da {ring} pasos y el halving-doubling {hd}: con α = {alpha:g} µs por paso, "
+        "{ring_ms:.2f} ms frente a {hd_ms:.2f} ms solo de latencia, sea cual sea el tamaño del mensaje",
     "ring_allreduce did not return within {timeout:g} s ({where}): look for a loop that never ends or a receive "
     "nobody sends to":
         "ring_allreduce no retornó en {timeout:g} s ({where}): busque un bucle que no termina nunca o una recepción "

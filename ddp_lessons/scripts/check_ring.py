@@ -1,4 +1,5 @@
-"""Runs a student's ``ring_allreduce(tensor)`` on 2, 3 and 4 ranks and records what it did (exercise 16).
+"""Runs a student's all-reduce (``ring_allreduce(tensor)``, or the function ``--function`` names) on 2, 3 and 4
+ranks (or ``--worlds``) and records what it did (exercise 16).
 
 Launched by ``checks.ring_allreduce`` with torchrun on the largest world (gloo, CPU tensors). For
 each world size n in turn, ranks 0..n-1 form a process group of their own (a file store in the run
@@ -6,7 +7,8 @@ directory, a short timeout so a deadlocked ring fails instead of hanging) and al
 tensors of several sizes, some not divisible by n, holding integers (float32 sums are then exact
 in any order). Each rank records, per tensor: whether the result equals ``dist.all_reduce``'s, the
 bytes it sent point to point and the collectives it called (`comm_count` sees every c10d call,
-whichever API made it: ``send``, ``isend``, ``batch_isend_irecv``), and any error.
+whichever API made it: ``send``, ``isend``, ``batch_isend_irecv``), each point-to-point message in
+order with its peer and bytes (``sends``, ``recvs``: [peer, bytes] pairs), and any error.
 """
 
 import argparse
@@ -33,9 +35,24 @@ def sizes_for(world: int) -> list[int]:
     return [world * 8, world * 2 + 1, 1000 + world - 1, rng.randrange(20_000, 200_000)]
 
 
-def load_student(path: str):
-    """The student's ring_allreduce, imported from `path`."""
-    return scripts.load_module(path, "student_ring").ring_allreduce
+class Messages(comm_count.Collectives):
+    """`comm_count.Collectives` that also lists each point-to-point message: [peer, bytes] in call order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sends: list[list[int]] = []
+        self.recvs: list[list[int]] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = getattr(func._overloadpacket, "__name__", "")
+        if getattr(func._overloadpacket, "_qualified_op_name", "").startswith("c10d::") and name in ("send", "recv_"):
+            (self.sends if name == "send" else self.recvs).append([int(args[2]), comm_count._nbytes(args[0])])
+        return super().__torch_dispatch__(func, types, args, kwargs)
+
+
+def load_student(path: str, function: str = "ring_allreduce"):
+    """The student's all-reduce `function`, imported from `path`."""
+    return getattr(scripts.load_module(path, "student_ring"), function)
 
 
 def try_world(student, world: int, rank: int, store_dir: Path) -> dict:
@@ -50,7 +67,7 @@ def try_world(student, world: int, rank: int, store_dir: Path) -> dict:
             expected = original.clone()
             dist.all_reduce(expected)
             tensor, error = original.clone(), None
-            with comm_count.Collectives() as calls:  # every c10d call the student's code makes
+            with Messages() as calls:  # every c10d call the student's code makes
                 try:
                     student(tensor)
                 except Exception as exc:  # the student's error, recorded for the hint
@@ -62,7 +79,8 @@ def try_world(student, world: int, rank: int, store_dir: Path) -> dict:
                     "equal": error is None and torch.equal(tensor, expected),
                     "unchanged": torch.equal(tensor, original),
                     "averaged": torch.allclose(tensor, expected / world),
-                    "wrong_elements": int((tensor != expected).sum())}
+                    "wrong_elements": int((tensor != expected).sum()),
+                    "sends": calls.sends, "recvs": calls.recvs}
             if error is not None:
                 case["traceback"] = error_trace
             cases.append(case)
@@ -76,14 +94,15 @@ def try_world(student, world: int, rank: int, store_dir: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("script", help="the student's file defining ring_allreduce(tensor)")
+    parser.add_argument("script", help="the student's file defining the all-reduce function")
+    parser.add_argument("--function", default="ring_allreduce", help="the function's name")
     parser.add_argument("--worlds", type=int, nargs="+", default=[2, 3, 4])
     args = parser.parse_args()
     rank = int(os.environ["RANK"])
     torch.set_num_threads(1)
     record = {"worlds": [], "import_error": None}
     try:
-        student = load_student(args.script)
+        student = load_student(args.script, args.function)
     except Exception as exc:
         record["import_error"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
         records.write("ring", record)

@@ -2,9 +2,12 @@
 
 Each rank runs SCRIPT as __main__ with torch.save, torch.load and dist.barrier observed. Rank 0's
 torch.save acts as slow storage: it writes only once every other rank waits in a barrier that
-rank 0 has not reached, or has started to load. A rank that loads without waiting for the save
-therefore always loads too early, however the ranks are scheduled. The calls are written as this
-rank's 'checkpoint-io' record, even when the script fails.
+rank 0 has not reached, or has started to load. Before the script starts, rank 0 leaves a previous
+run's checkpoint at the run's checkpoint.pt (as a restarted job finds its predecessor's file), so a
+rank that polls for the file finds it at once. A rank that loads without waiting for the save
+therefore always loads too early, however the ranks are scheduled. The calls, with each rank's own
+device (`backend.choose`, as the course's scripts pick it), are written as this rank's
+'checkpoint-io' record, even when the script fails.
 """
 
 import json
@@ -16,11 +19,13 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from ddp_lessons import records
+from ddp_lessons import backend, records
 from ddp_lessons.scripts import run_as_main
 
 CHECKPOINT_WAIT = 15.0
 """Seconds rank 0's observed torch.save waits at most for the other ranks (only wrong scripts wait)."""
+PREVIOUS_RUN = "checkpoint.pt"
+"""The file in the run's folder where rank 0 leaves a previous run's checkpoint before the script starts."""
 
 
 def _keys(obj: Any) -> list[str]:
@@ -34,6 +39,13 @@ def observe_checkpoint_io(script: str, script_args: list[str]) -> None:
     signals = records.run_dir() / "checkpoint-io-signals"
     signals.mkdir(parents=True, exist_ok=True)
     saved = signals / "saved-by-rank0"
+    previous = signals / "previous-run-written"
+    if rank == 0:  # the previous run's weights: a state dict no model of the script has
+        torch.save({"previous run": torch.zeros(1)}, records.run_dir() / PREVIOUS_RUN)
+        previous.touch()
+    deadline = time.monotonic() + CHECKPOINT_WAIT
+    while not previous.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
     calls: list[dict[str, Any]] = []
     where = {"barriers": 0, "loading": False}  # what this rank tells rank 0
     real_save, real_load, real_barrier = torch.save, torch.load, dist.barrier
@@ -74,7 +86,7 @@ def observe_checkpoint_io(script: str, script_args: list[str]) -> None:
     try:
         run_as_main(script, script_args)
     finally:
-        records.write("checkpoint-io", {"calls": calls})
+        records.write("checkpoint-io", {"calls": calls, "device": str(backend.choose().device)})
 
 
 if __name__ == "__main__":
