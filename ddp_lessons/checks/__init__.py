@@ -32,7 +32,7 @@ from ddp_lessons.checks.restart import restartable
 from ddp_lessons.checks.ring import alpha_beta, predicted_time, ring_allreduce
 from ddp_lessons.checks.sampler import coverage_counts, sampler_shards
 from ddp_lessons.checks.scaling import strong_scaling, weak_scaling
-from ddp_lessons.checks.set_epoch import set_epoch_used
+from ddp_lessons.checks.set_epoch import resumed_in_order
 
 __all__ = [
     "replica_gradients", "averaged_gradients",  # 1
@@ -41,7 +41,7 @@ __all__ = [
     "ddp_gradients",  # 4
     "sampler_shards", "coverage_counts",  # 5
     "gradient_accumulation",  # 6
-    "set_epoch_used",  # 7
+    "resumed_in_order",  # 7
     "checkpointing",  # 8
     "strong_scaling", "weak_scaling",  # 9
     "device_ids_per_node", "one_shard_per_rank", "new_order_each_epoch", "ranks_stay_in_step",

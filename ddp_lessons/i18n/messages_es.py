@@ -620,19 +620,85 @@ SPANISH = {
         "{steps} pasos, {steps} all-reduces por rank (no {micro}), cada paso igual al paso de SGD de un solo "
         "proceso sobre {batches} microlotes",
     # ddp_lessons.checks.set_epoch (exercise 7)
-    "all {epochs} epochs visited the data in the same order (rank 0: {order}): call sampler.set_epoch(epoch) at "
-    "the start of each epoch, before iterating the DataLoader":
-        "las {epochs} épocas recorrieron los datos en el mismo orden (rank 0: {order}): llame a "
-        "sampler.set_epoch(epoch) al inicio de cada época, antes de iterar sobre el DataLoader",
-    "epoch {epoch} used epoch {previous}'s order: set_epoch comes too late; call sampler.set_epoch(epoch) before "
-    "the loop over the DataLoader":
-        "la época {epoch} usó el orden de la época {previous}: set_epoch llega demasiado tarde; llame a "
-        "sampler.set_epoch(epoch) antes del bucle sobre el DataLoader",
-    "epoch {epoch}, rank {rank} visited {got}, expected {expected} (set_epoch({epoch}))":
-        "época {epoch}: el rank {rank} visitó {got}; se esperaba {expected} (set_epoch({epoch}))",
-    "{epochs} epochs, each in a new order; in each, the ranks' shards cover all {size} samples":
-        "{epochs} épocas, cada una en un orden nuevo; en cada una, los fragmentos de los ranks cubren las "
-        "{size} muestras",
+    "the first run": "la primera ejecución",
+    "the resumed run": "la ejecución reanudada",
+    "rank {rank}: {e}": "rank {rank}: {e}",
+    "in {run} the ranks trained different epochs: {epochs}":
+        "en {run} los ranks entrenaron épocas distintas: {epochs}",
+    "every rank reads the same snapshot (_load), so every rank starts at the same epoch: compute the first epoch "
+    "from what _load returns, the same way on every rank":
+        "todos los ranks leen el mismo snapshot (_load), así que todos empiezan en la misma época: calcule la "
+        "primera época a partir de lo que devuelve _load, igual en cada rank",
+    "the first run (no snapshot yet) trained epochs {got}, expected to start at 0":
+        "la primera ejecución (todavía sin snapshot) entrenó las épocas {got}; debía empezar en la 0",
+    "with no snapshot (_load returns None) start at epoch 0":
+        "sin snapshot (_load devuelve None) empiece en la época 0",
+    "told to stop after epoch {stop}, the first run went on to epoch {last}":
+        "con la orden de detenerse tras la época {stop}, la primera ejecución siguió hasta la época {last}",
+    "return from train() right after epoch stop_after is saved":
+        "vuelva de train() justo después de guardar la época stop_after",
+    "told to stop after epoch {stop}, the first run stopped after epoch {last}":
+        "con la orden de detenerse tras la época {stop}, la primera ejecución se detuvo tras la época {last}",
+    "stop after epoch stop_after, not before it": "deténgase tras la época stop_after, no antes",
+    "the resumed run started over at epoch 0: the first run had already finished epochs {done}":
+        "la ejecución reanudada volvió a empezar en la época 0: la primera ejecución ya había terminado las "
+        "épocas {done}",
+    "_load() returns the last epoch the snapshot finished: start at the epoch after it":
+        "_load() devuelve la última época que terminó el snapshot: empiece en la época siguiente",
+    "the resumed run trained epoch {epoch} again: the first run had finished it (its snapshot says so)":
+        "la ejecución reanudada volvió a entrenar la época {epoch}: la primera ejecución ya la había terminado "
+        "(su snapshot lo dice)",
+    "_load() returns the last epoch the snapshot finished: start at that epoch + 1":
+        "_load() devuelve la última época que terminó el snapshot: empiece en esa época + 1",
+    "the resumed run trained epochs {got}; after a stop at epoch {stop}, an uninterrupted run of {total} epochs "
+    "goes on with {expected}":
+        "la ejecución reanudada entrenó las épocas {got}; tras detenerse en la época {stop}, una ejecución sin "
+        "interrupciones de {total} épocas sigue con {expected}",
+    "start at the epoch after the snapshot's and go on to epochs - 1, none skipped":
+        "empiece en la época siguiente a la del snapshot y siga hasta epochs - 1, sin saltarse ninguna",
+    "all {epochs} epochs visited the data in the same order (rank 0: {order}...), in the first run and in the "
+    "resumed one":
+        "las {epochs} épocas recorrieron los datos en el mismo orden (rank 0: {order}...), en la primera "
+        "ejecución y en la reanudada",
+    "a DistributedSampler shuffles with seed + epoch, and its epoch is what set_epoch last set (0 in a new "
+    "process): call sampler.set_epoch(epoch) at the start of each epoch":
+        "un DistributedSampler baraja con seed + epoch, y su época es la que fijó el último set_epoch (0 en un "
+        "proceso nuevo): llame a sampler.set_epoch(epoch) al inicio de cada época",
+    "epoch {epoch} visited the order of seed {epoch}, not of the run's seed {seed}: with your script, runs "
+    "started with different seeds visit the data in the same orders":
+        "la época {epoch} visitó el orden de la semilla {epoch}, no el de la semilla de la ejecución, {seed}: "
+        "con su script, ejecuciones arrancadas con semillas distintas recorren los datos en los mismos órdenes",
+    "leave the sampler's seed as it was built (the run's seed, the same on every rank) and tell it the epoch "
+    "with sampler.set_epoch(epoch): it shuffles with seed + epoch":
+        "deje la semilla del sampler como se construyó (la de la ejecución, la misma en cada rank) e indíquele "
+        "la época con sampler.set_epoch(epoch): baraja con seed + epoch",
+    "the resumed run's first epoch, {epoch}, visited epoch {other}'s order (an uninterrupted run visits a new "
+    "one), while the first run's epochs were right":
+        "la primera época de la ejecución reanudada, la {epoch}, visitó el orden de la época {other} (una "
+        "ejecución sin interrupciones visita uno nuevo), mientras que las épocas de la primera ejecución eran "
+        "correctas",
+    "a resumed run is a new process with a new sampler, whose epoch is 0 until set_epoch says otherwise: call "
+    "sampler.set_epoch(epoch) at the start of each epoch, from the epoch about to run, not at the end of the "
+    "previous one":
+        "una ejecución reanudada es un proceso nuevo con un sampler nuevo, cuya época es 0 hasta que set_epoch "
+        "diga otra cosa: llame a sampler.set_epoch(epoch) al inicio de cada época, con la época que va a "
+        "ejecutarse, no al final de la anterior",
+    "in {run}, epoch {epoch} visited epoch {other}'s order":
+        "en {run}, la época {epoch} visitó el orden de la época {other}",
+    "set the sampler's epoch to the epoch about to run, sampler.set_epoch(epoch), before iterating the "
+    "DataLoader":
+        "fije la época del sampler en la que va a ejecutarse, sampler.set_epoch(epoch), antes de iterar sobre "
+        "el DataLoader",
+    "in {run}, epoch {epoch}, rank {rank} visited {got}, expected {expected}":
+        "en {run}, época {epoch}: el rank {rank} visitó {got}; se esperaba {expected}",
+    "build the DistributedSampler once, with seed=SEED, and call sampler.set_epoch(epoch) at the start of each "
+    "epoch":
+        "construya el DistributedSampler una vez, con seed=SEED, y llame a sampler.set_epoch(epoch) al inicio "
+        "de cada época",
+    "stopped after epoch {stop} and resumed: epochs {epochs}, each once and in the order an uninterrupted run "
+    "visits, on all {nproc} ranks":
+        "detenido tras la época {stop} y reanudado: las épocas {epochs}, cada una una vez y en el orden que "
+        "visita una ejecución sin interrupciones, en los {nproc} ranks",
     # ddp_lessons.checks.restart (exercise 12)
     "rank 0 never called torch.save: save_snapshot writes the snapshot on rank 0":
         "el rank 0 nunca llamó a torch.save: save_snapshot escribe el snapshot en el rank 0",
