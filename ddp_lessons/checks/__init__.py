@@ -22,7 +22,7 @@ from ddp_lessons.checks.bug_hunt import (device_ids_per_node, every_parameter_ge
                                          new_order_each_epoch, one_shard_per_rank, ranks_stay_in_step)
 from ddp_lessons.checks.checkpoint import checkpointing
 from ddp_lessons.checks.devices import device_and_backend, torchrun_env
-from ddp_lessons.checks.gradients import averaged_gradients, ddp_gradients, replica_gradients
+from ddp_lessons.checks.gradients import averaged_gradients, ddp_gradients, device_ids_on_every_node, replica_gradients
 from ddp_lessons.checks.memory import bytes_formula, bytes_measured
 from ddp_lessons.checks.metrics import batch_arithmetic, distributed_accuracy, real_distributed_accuracy
 from ddp_lessons.checks.no_sync import gradient_accumulation
@@ -38,7 +38,7 @@ __all__ = [
     "replica_gradients", "averaged_gradients",  # 1
     "process_group_setup", "launched_records", "mean_across_ranks", "setup_on_simulated_gpus",  # 2
     "torchrun_env", "device_and_backend",  # 3
-    "ddp_gradients",  # 4
+    "device_ids_on_every_node", "ddp_gradients",  # 4
     "sampler_shards", "coverage_counts",  # 5
     "gradient_accumulation",  # 6
     "resumed_in_order",  # 7

@@ -151,26 +151,74 @@ SPANISH = {
     "the mean of the replicas' gradients is the whole batch's gradient (max |difference| {difference:.1e})":
         "la media de los gradientes de las réplicas es el gradiente del lote entero (diferencia máxima en valor "
         "absoluto: {difference:.1e})",
-    "rank {rank}'s weights differ from rank 0's: DDP(model) copies rank 0's weights to every rank when it is "
-    "built. Did you wrap the model?":
-        "los pesos del rank {rank} son distintos de los del rank 0: DDP(model) copia los pesos del rank 0 a "
-        "todos los ranks al construirse. ¿Ha envuelto el modelo?",
-    "rank {rank}'s gradients differ from rank 0's: run the forward pass through the DDP wrapper "
-    "(ddp_model(inputs)); only then does backward() all-reduce the gradients":
-        "los gradientes del rank {rank} son distintos de los del rank 0: haga la propagación hacia delante a "
-        "través del envoltorio de DDP (ddp_model(inputs)); solo así backward() hace el all-reduce de los "
-        "gradientes",
-    "the gradients are {scale:g}x one process's gradient on the whole batch: use the mean loss on each rank "
-    "(DDP averages across ranks, so a summed loss scales it by the batch size)":
-        "los gradientes son {scale:g} veces el gradiente de un solo proceso sobre el lote entero: utilice la "
-        "pérdida media en cada rank (DDP promedia entre los ranks, así que una pérdida sumada lo multiplica "
-        "por el tamaño del lote)",
+    "rank {rank}'s weights differ from rank 0's after forward_backward (each rank built its model with its own "
+    "seed, and nothing made them equal)":
+        "los pesos del rank {rank} son distintos de los del rank 0 tras forward_backward (cada rank construyó su "
+        "modelo con su propia semilla, y nada los igualó)",
+    "wrap the model: DDP(model, ...) copies rank 0's weights to every rank when it is built":
+        "envuelva el modelo: DDP(model, ...) copia los pesos del rank 0 a todos los ranks al construirse",
+    "rank {rank}'s gradients differ from rank 0's: each rank kept the gradient of its own shard":
+        "los gradientes del rank {rank} son distintos de los del rank 0: cada rank se quedó con el gradiente de "
+        "su propio fragmento",
+    "run the forward pass through the DDP wrapper (ddp_model(inputs)): only then does backward() all-reduce the "
+    "gradients":
+        "haga la propagación hacia delante a través del envoltorio de DDP (ddp_model(inputs)): solo así "
+        "backward() hace el all-reduce de los gradientes",
+    "the gradients are {scale:g}x one process's gradient on the whole batch":
+        "los gradientes son {scale:g} veces el gradiente de un solo proceso sobre el lote entero",
+    "use the mean loss on each rank: DDP averages across ranks, so a summed loss scales the gradient by the "
+    "rank's batch size":
+        "utilice la pérdida media en cada rank: DDP promedia entre los ranks, así que una pérdida sumada "
+        "multiplica el gradiente por el tamaño del lote del rank",
     "every rank holds the same gradient, but not the whole batch's: max |difference| {difference:.3g}":
         "todos los ranks tienen el mismo gradiente, pero no el del lote entero: diferencia máxima (en valor "
         "absoluto) {difference:.3g}",
+    "compute the mean squared error of the wrapper's output on this rank's inputs and targets, then call "
+    "backward() once":
+        "calcule el error cuadrático medio de la salida del envoltorio sobre las entradas y los objetivos de "
+        "este rank, y llame a backward() una vez",
     "all {nproc} ranks hold one process's gradient on the whole batch (max |difference| {difference:.1e})":
         "los {nproc} ranks tienen el gradiente de un solo proceso sobre el lote entero (diferencia máxima en "
         "valor absoluto: {difference:.1e})",
+    "forward_backward raised {error_type}: {error}, on rank {rank} (LOCAL_RANK {local_rank}) of a simulated job "
+    "with {placement}, before it called DDP":
+        "forward_backward lanzó {error_type}: {error}, en el rank {rank} (LOCAL_RANK {local_rank}) de un trabajo "
+        "simulado con {placement}, antes de llamar a DDP",
+    "this check runs forward_backward without real GPUs, with DDP replaced: take the GPU from `device` and let "
+    "DDP do the rest":
+        "esta comprobación ejecuta forward_backward sin GPU reales y con DDP sustituido: tome la GPU de "
+        "`device` y deje el resto a DDP",
+    "forward_backward never called DDP(...)": "forward_backward nunca llamó a DDP(...)",
+    "wrap the model in DistributedDataParallel inside forward_backward":
+        "envuelva el modelo en DistributedDataParallel dentro de forward_backward",
+    "{nodes} node(s), {ranks} ranks per node and no GPU": "{nodes} nodo(s), {ranks} ranks por nodo y ninguna GPU",
+    "{nodes} nodes, {ranks} ranks and {gpus} GPUs per node": "{nodes} nodos, {ranks} ranks y {gpus} GPU por nodo",
+    "on a simulated job with {placement}, rank {rank} (LOCAL_RANK {local_rank}, its model on cuda:{local_rank})":
+        "en un trabajo simulado con {placement}, el rank {rank} (LOCAL_RANK {local_rank}, con su modelo en "
+        "cuda:{local_rank})",
+    "{where} asked DDP for GPU {got}: its node's GPUs are cuda:0 to cuda:{last}. On one node a rank and its local "
+    "rank are the same number, so a launch on one machine cannot show it":
+        "{where} pidió a DDP la GPU {got}: las GPU de su nodo van de cuda:0 a cuda:{last}. En un solo nodo un "
+        "rank y su rank local son el mismo número, así que un lanzamiento en una sola máquina no puede mostrarlo",
+    "every node numbers its GPUs from 0: give DDP the GPU this rank computes on, device_ids=[device.index] (its "
+    "LOCAL_RANK), not the global rank dist.get_rank(); or no device_ids at all, and DDP uses the device the model "
+    "is on":
+        "cada nodo numera sus GPU desde 0: dé a DDP la GPU en la que calcula este rank, "
+        "device_ids=[device.index] (su LOCAL_RANK), no el rank global dist.get_rank(); o ningún device_ids, y "
+        "DDP usa el dispositivo en el que está el modelo",
+    "{where} asked DDP for device_ids={got}": "{where} pidió a DDP device_ids={got}",
+    "give DDP the one GPU this rank computes on, device_ids=[device.index], or no device_ids at all":
+        "dé a DDP la única GPU en la que calcula este rank, device_ids=[device.index], o ningún device_ids",
+    "on CPU ranks, forward_backward gave DDP device_ids={got}: DDP refuses device_ids for a model on the CPU (a "
+    "launch on a laptop ends in a ValueError)":
+        "en ranks de CPU, forward_backward dio a DDP device_ids={got}: DDP rechaza device_ids para un modelo en "
+        "la CPU (un lanzamiento en un portátil termina en un ValueError)",
+    "pass device_ids only when device is a GPU (device.type == 'cuda'); on the CPU call DDP(model)":
+        "pase device_ids solo cuando `device` sea una GPU (`device.type == 'cuda'`); en la CPU llame a "
+        "DDP(model)",
+    "on simulated jobs ({layouts}) every rank's DDP gets its own GPU on its node; on CPU ranks, no device_ids":
+        "en trabajos simulados ({layouts}) el DDP de cada rank recibe su propia GPU en su nodo; en ranks de "
+        "CPU, ningún device_ids",
     # ddp_lessons.checks.process_group (exercise 2)
     "rank {rank} sees a world of {world}, expected {nproc}":
         "el rank {rank} ve un world size de {world}; se esperaba {nproc}",
