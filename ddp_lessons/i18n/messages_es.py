@@ -630,43 +630,82 @@ SPANISH = {
     "visit counts are right, padding and drop_last included":
         "los recuentos de visitas son correctos, con el relleno y drop_last incluidos",
     # ddp_lessons.checks.no_sync (exercise 6)
-    "rank {rank} all-reduced {calls} times, once per micro-batch: run the forward AND the backward of the first "
-    "{first} micro-batches of each step inside `with ddp_model.no_sync():` (DDP decides in the forward whether "
-    "the next backward all-reduces, so a backward alone inside no_sync() still all-reduces)":
-        "el rank {rank} hizo {calls} all-reduces, uno por microlote: ejecute la propagación hacia delante Y la "
-        "propagación hacia atrás de los {first} primeros microlotes de cada paso dentro de "
-        "`with ddp_model.no_sync():` (DDP decide en la propagación hacia delante si la siguiente propagación "
-        "hacia atrás hace el all-reduce, así que una propagación hacia atrás sola dentro de no_sync() lo sigue "
-        "haciendo)",
-    "no all-reduce ran: the last micro-batch of each step must run its backward outside no_sync(), so DDP "
-    "all-reduces the accumulated gradients":
-        "no se ejecutó ningún all-reduce: el último microlote de cada paso debe hacer su propagación hacia atrás "
-        "fuera de no_sync(), para que DDP haga el all-reduce de los gradientes acumulados",
+    "rank {rank} all-reduced {calls} times, once per micro-batch: no_sync() saved nothing":
+        "el rank {rank} hizo {calls} all-reduces, uno por microlote: no_sync() no ahorró nada",
+    "run the forward AND the backward of every micro-batch but the last of a step inside "
+    "`with ddp_model.no_sync():` (DDP decides in the forward whether the next backward all-reduces, so a backward "
+    "alone inside no_sync() still all-reduces)":
+        "ejecute la propagación hacia delante Y la propagación hacia atrás de cada microlote de un paso salvo el "
+        "último dentro de `with ddp_model.no_sync():` (DDP decide en la propagación hacia delante si la "
+        "siguiente propagación hacia atrás hace el all-reduce, así que una propagación hacia atrás sola dentro "
+        "de no_sync() lo sigue haciendo)",
+    "no all-reduce ran on rank {rank}: the ranks never combined their gradients":
+        "no se ejecutó ningún all-reduce en el rank {rank}: los ranks nunca combinaron sus gradientes",
+    "run the backward of the last micro-batch of each step outside no_sync(), so DDP all-reduces the accumulated "
+    "gradients":
+        "haga la propagación hacia atrás del último microlote de cada paso fuera de no_sync(), para que DDP haga "
+        "el all-reduce de los gradientes acumulados",
+    "rank {rank} took {taken} optimizer steps for {micro} micro-batches: the last {tail} micro-batches never "
+    "reached a step":
+        "el rank {rank} dio {taken} pasos del optimizador para {micro} microlotes: los {tail} últimos microlotes "
+        "nunca llegaron a un paso",
+    "after the loop, step on what the last, shorter group accumulated (or step when a micro-batch is the last one "
+    "of all, not only every accumulation_steps)":
+        "tras el bucle, dé un paso con lo que acumuló el último grupo, más corto (o dé un paso cuando un microlote "
+        "sea el último de todos, no solo cada accumulation_steps)",
+    "rank {rank} took {taken} optimizer steps for {micro} micro-batches, expected {steps}":
+        "el rank {rank} dio {taken} pasos del optimizador para {micro} microlotes; se esperaban {steps}",
+    "step after every {k} micro-batches, and once more after the last micro-batch when {k} does not divide "
+    "{micro}":
+        "dé un paso cada {k} microlotes, y uno más tras el último microlote cuando {k} no divide a {micro}",
+    "rank {rank} all-reduced {calls} times for {steps} steps: one step used gradients the ranks never combined":
+        "el rank {rank} hizo {calls} all-reduces para {steps} pasos: un paso usó gradientes que los ranks nunca "
+        "combinaron",
+    "the last micro-batch of every step, the last step's included, runs its backward outside no_sync()":
+        "el último microlote de cada paso, también el del último paso, hace su propagación hacia atrás fuera de "
+        "no_sync()",
     "rank {rank} all-reduced {calls} times, expected {steps} (one per step)":
         "el rank {rank} hizo {calls} all-reduces; se esperaban {steps} (uno por paso)",
-    "rank {rank} took {taken} optimizer steps for {micro} micro-batches: step once every {k} micro-batches":
-        "el rank {rank} dio {taken} pasos del optimizador para {micro} microlotes: dé un paso cada {k} "
-        "microlotes",
-    "after step {step}, rank {rank}'s weights differ from rank 0's: the step used gradients that were not "
-    "all-reduced":
-        "tras el paso {step}, los pesos del rank {rank} son distintos de los del rank 0: el paso usó gradientes "
-        "sin all-reduce",
-    "step {step} moved the weights {k}x too far: the gradients of the {k} micro-batches add up, so divide each "
-    "micro-batch's loss by accumulation_steps":
-        "el paso {step} movió los pesos {k} veces más de lo debido: los gradientes de los {k} microlotes se "
-        "suman, así que divida la pérdida de cada microlote entre accumulation_steps",
-    "step {step} differs although step 0 was right: zero the gradients after each optimizer step, or they carry "
-    "over into the next one":
-        "el paso {step} es distinto aunque el paso 0 era correcto: ponga los gradientes a cero tras cada paso "
-        "del optimizador, o se arrastrarán al siguiente",
+    "run every micro-batch but the last of a step inside no_sync(), forward and backward":
+        "ejecute cada microlote de un paso salvo el último dentro de no_sync(), propagación hacia delante y "
+        "hacia atrás",
+    "after step {step}, rank {rank}'s weights differ from rank 0's":
+        "tras el paso {step}, los pesos del rank {rank} son distintos de los del rank 0",
+    "the step used gradients that were not all-reduced: the last backward before each step runs outside "
+    "no_sync()":
+        "el paso usó gradientes sin all-reduce: la última propagación hacia atrás antes de cada paso se ejecuta "
+        "fuera de no_sync()",
+    "step {step} moved the weights {n}x as far as one process's SGD step on the same samples":
+        "el paso {step} movió los pesos {n} veces más que el paso de SGD de un solo proceso sobre las mismas "
+        "muestras",
+    "the gradients of the step's micro-batches add up in .grad: divide each micro-batch's loss by the number of "
+    "micro-batches in its step":
+        "los gradientes de los microlotes del paso se suman en .grad: divida la pérdida de cada microlote entre "
+        "el número de microlotes de su paso",
+    "the last step, on {n} micro-batches, moved the weights {scale:g}x as far as one process's SGD step on the "
+    "same samples (the full steps were right)":
+        "el último paso, sobre {n} microlotes, movió los pesos {scale:g} veces lo que el paso de SGD de un solo "
+        "proceso sobre las mismas muestras (los pasos completos eran correctos)",
+    "divide each micro-batch's loss by the number of micro-batches in its own step: {n} for the last one here, "
+    "not accumulation_steps":
+        "divida la pérdida de cada microlote entre el número de microlotes de su propio paso: {n} para el último "
+        "aquí, no accumulation_steps",
+    "step {step} differs from one process's SGD step although step 0 was right":
+        "el paso {step} es distinto del paso de SGD de un solo proceso aunque el paso 0 era correcto",
+    "zero the gradients after each optimizer step, or they carry over into the next one":
+        "ponga los gradientes a cero tras cada paso del optimizador, o se arrastrarán al siguiente",
     "step {step} differs from one process's SGD step on the step's {samples} samples; max |difference| "
     "{difference:.3g}":
         "el paso {step} es distinto del paso de SGD de un solo proceso sobre las {samples} muestras del paso; "
         "diferencia máxima (en valor absoluto) {difference:.3g}",
-    "{steps} steps, {steps} all-reduces per rank (not {micro}), each step equal to one process's SGD step on "
-    "{batches} micro-batches":
-        "{steps} pasos, {steps} all-reduces por rank (no {micro}), cada paso igual al paso de SGD de un solo "
-        "proceso sobre {batches} microlotes",
+    "each step: the mean squared error of each micro-batch, scaled by 1 / (micro-batches in the step), backward, "
+    "and one optimizer step":
+        "en cada paso: el error cuadrático medio de cada microlote, escalado por 1 / (microlotes del paso), la "
+        "propagación hacia atrás y un paso del optimizador",
+    "{steps} steps for {micro} micro-batches ({sizes}), {steps} all-reduces per rank (not {micro}), each step "
+    "equal to one process's SGD step on the step's micro-batches of all ranks":
+        "{steps} pasos para {micro} microlotes ({sizes}), {steps} all-reduces por rank (no {micro}), cada paso "
+        "igual al paso de SGD de un solo proceso sobre los microlotes del paso de todos los ranks",
     # ddp_lessons.checks.set_epoch (exercise 7)
     "the first run": "la primera ejecución",
     "the resumed run": "la ejecución reanudada",
