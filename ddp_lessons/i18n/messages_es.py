@@ -254,22 +254,42 @@ SPANISH = {
         "una copia (value.clone())",
     "every rank got the mean {mean} and kept its own value":
         "todos los ranks obtuvieron la media {mean} y conservaron su propio valor",
-    "setup() never called dist.init_process_group": "setup() nunca llamó a dist.init_process_group",
-    "with a GPU per rank setup() joined with {got!r}, not 'nccl': pass backend.choose(local_rank).backend to "
-    "init_process_group, not a fixed name":
-        "con una GPU por rank, setup() se unió con {got!r}, no con 'nccl': pase backend.choose(local_rank).backend "
-        "a init_process_group, no un nombre fijo",
-    "with a GPU per rank setup() never called torch.cuda.set_device: every rank would use cuda:0; call "
-    "torch.cuda.set_device(choice.device) before init_process_group":
-        "con una GPU por rank, setup() nunca llamó a torch.cuda.set_device: todos los ranks usarían cuda:0; "
+    "as rank {rank} (LOCAL_RANK {local_rank}) on node 1 of a simulated job of {nodes} nodes with {gpus} GPUs each":
+        "como rank {rank} (LOCAL_RANK {local_rank}) en el nodo 1 de un trabajo simulado de {nodes} nodos con "
+        "{gpus} GPU cada uno",
+    "{where}, setup() asked backend.choose for the device of rank {rank}: that node's GPUs are cuda:0 to "
+    "cuda:{last}":
+        "{where}, setup() pidió a backend.choose el dispositivo del rank {rank}: las GPU de ese nodo van de "
+        "cuda:0 a cuda:{last}",
+    "a node numbers its GPUs from 0: choose by LOCAL_RANK, this process's index on its own machine "
+    "(int(os.environ['LOCAL_RANK'])), not by RANK":
+        "un nodo numera sus GPU desde 0: elija según LOCAL_RANK, el índice de este proceso en su propia máquina "
+        "(int(os.environ['LOCAL_RANK'])), no según RANK",
+    "{where}, setup() never called dist.init_process_group": "{where}, setup() nunca llamó a dist.init_process_group",
+    "join the default process group with dist.init_process_group(backend=...)":
+        "únase al grupo de procesos por defecto con dist.init_process_group(backend=...)",
+    "{where}, setup() joined with {got!r}, not the 'nccl' a GPU per rank calls for":
+        "{where}, setup() se unió con {got!r}, no con el 'nccl' que pide una GPU por rank",
+    "pass backend.choose(local_rank).backend to init_process_group, not a fixed name":
+        "pase backend.choose(local_rank).backend a init_process_group, no un nombre fijo",
+    "{where}, setup() never made its GPU current: every rank of the node would use cuda:0":
+        "{where}, setup() nunca hizo actual su GPU: todos los ranks del nodo usarían cuda:0",
+    "call torch.cuda.set_device(choice.device) before init_process_group":
         "llame a torch.cuda.set_device(choice.device) antes de init_process_group",
-    "setup() called torch.cuda.set_device after init_process_group: call it before":
-        "setup() llamó a torch.cuda.set_device después de init_process_group: llámelo antes",
-    "setup() set the CUDA device to {got}, expected {gpu} (LOCAL_RANK)":
-        "setup() fijó el dispositivo CUDA en {got}; se esperaba {gpu} (LOCAL_RANK)",
-    "setup() returned {got}, expected {gpu}": "setup() devolvió {got}; se esperaba {gpu}",
-    "with a simulated GPU per rank, setup() sets {gpu} and joins with nccl":
-        "con una GPU simulada por rank, setup() fija {gpu} y se une con nccl",
+    "{where}, setup() made its GPU current only after init_process_group":
+        "{where}, setup() hizo actual su GPU solo después de init_process_group",
+    "call torch.cuda.set_device before init_process_group: nccl binds the group to the current device":
+        "llame a torch.cuda.set_device antes de init_process_group: nccl vincula el grupo al dispositivo actual",
+    "{where}, setup() made {got} current, not {gpu}": "{where}, setup() hizo actual {got}, no {gpu}",
+    "make the device of this rank's LOCAL_RANK current: torch.cuda.set_device(choice.device)":
+        "haga actual el dispositivo del LOCAL_RANK de este rank: torch.cuda.set_device(choice.device)",
+    "{where}, setup() returned {got}, not {gpu}": "{where}, setup() devolvió {got}, no {gpu}",
+    "return the device backend.choose chose for this rank":
+        "devuelva el dispositivo que backend.choose eligió para este rank",
+    "as rank {rank} (LOCAL_RANK {local_rank}) on the second of {nodes} simulated nodes, setup() sets {gpu} and "
+    "joins with nccl":
+        "como rank {rank} (LOCAL_RANK {local_rank}) en el segundo de {nodes} nodos simulados, setup() fija {gpu} "
+        "y se une con nccl",
     # ddp_lessons.checks.devices (exercise 3)
     "RANK numbers the workers of the whole job: node_rank * nproc_per_node + local_rank":
         "RANK numera los procesos de todo el trabajo: node_rank * nproc_per_node + local_rank",
