@@ -9,6 +9,7 @@ import nbformat
 import pytest
 
 from ddp_lessons import backend, checks, records
+from ddp_lessons.checks import common
 from ddp_lessons.tooling import exercises
 
 SOLUTION = Path(__file__).parents[1] / "solutions" / "02_process_group.ipynb"
@@ -87,24 +88,38 @@ def write_setup(tmp_path, source):
     return str(path)
 
 
-def test_setup_on_simulated_gpus_passes_the_right_setup(tmp_path):
+def test_setup_on_simulated_gpus_passes_the_right_setup(tmp_path, capsys):
     checks.setup_on_simulated_gpus(write_setup(tmp_path, RIGHT_SETUP))
+    assert "as rank 3 (LOCAL_RANK 1) on the second of 2 simulated nodes, setup() sets cuda:1" in capsys.readouterr().out
+    checks.setup_on_simulated_gpus(write_setup(tmp_path, RIGHT_SETUP.replace('int(os.environ["LOCAL_RANK"])', "")))
+    checks.setup_on_simulated_gpus(write_setup(tmp_path, RIGHT_SETUP.replace('choose(int(', 'choose(local_rank=int(')))
 
 
-@pytest.mark.parametrize("source, hint", [
-    (RIGHT_SETUP.replace("backend=choice.backend", 'backend="gloo"'), "not 'nccl'"),
-    (RIGHT_SETUP.replace("        torch.cuda.set_device(choice.device)\n", "        pass\n"),
-     "never called torch.cuda.set_device"),
-    (RIGHT_SETUP.replace("torch.cuda.set_device(choice.device)", "torch.cuda.set_device(0)"),
-     "expected cuda:1 (LOCAL_RANK)"),
+@pytest.mark.parametrize("source, hint, symptom, fix", [
+    (RIGHT_SETUP.replace('os.environ["LOCAL_RANK"]', 'os.environ["RANK"]'), "global-rank",
+     "setup() asked backend.choose for the device of rank 3: that node's GPUs are cuda:0 to cuda:1", "not by RANK"),
+    (RIGHT_SETUP.replace("backend=choice.backend", 'backend="gloo"'), "fixed-backend",
+     "setup() joined with 'gloo', not the 'nccl' a GPU per rank calls for", "not a fixed name"),
+    (RIGHT_SETUP.replace("        torch.cuda.set_device(choice.device)\n", "        pass\n"), "no-set-device",
+     "setup() never made its GPU current: every rank of the node would use cuda:0",
+     "call torch.cuda.set_device(choice.device) before init_process_group"),
+    (RIGHT_SETUP.replace("torch.cuda.set_device(choice.device)", "torch.cuda.set_device(0)"), "wrong-gpu",
+     "setup() made cuda:0 current, not cuda:1", "torch.cuda.set_device(choice.device)"),
     (SETUP_HEAD + """def setup():
     choice = backend.choose(int(os.environ["LOCAL_RANK"]))
     dist.init_process_group(backend=choice.backend)
     torch.cuda.set_device(choice.device)
     return choice.device
-""", "after init_process_group"),
-])
-def test_setup_on_simulated_gpus_catches_a_hard_coded_gloo_or_a_missing_set_device_on_a_cpu(
-        tmp_path, source, hint, fails_with):
-    with fails_with(hint):
-        checks.setup_on_simulated_gpus(write_setup(tmp_path, source))
+""", "late-set-device", "setup() made its GPU current only after init_process_group",
+     "nccl binds the group to the current device"),
+], ids=["rank-not-local-rank", "fixed-gloo", "no-set-device", "set-device-0", "set-device-late"])
+def test_setup_on_simulated_gpus_names_the_symptom_then_the_fix(tmp_path, source, hint, symptom, fix, monkeypatch):
+    monkeypatch.setattr(common, "_given", common.Counter())
+    script = write_setup(tmp_path, source)
+    with pytest.raises(common.CheckFailed) as first:
+        checks.setup_on_simulated_gpus(script)
+    assert first.value.hint == hint and symptom in str(first.value) and fix not in str(first.value), str(first.value)
+    assert "as rank 3 (LOCAL_RANK 1) on node 1 of a simulated job of 2 nodes with 2 GPUs each" in str(first.value)
+    with pytest.raises(common.CheckFailed, match="How to fix it: ") as second:
+        checks.setup_on_simulated_gpus(script)
+    assert fix in str(second.value)

@@ -22,7 +22,7 @@ from ddp_lessons.checks.bug_hunt import (bug_symptoms, device_ids_per_node, ever
                                          new_order_each_epoch, one_shard_per_rank, ranks_stay_in_step)
 from ddp_lessons.checks.checkpoint import checkpointing
 from ddp_lessons.checks.devices import device_and_backend, torchrun_env
-from ddp_lessons.checks.gradients import averaged_gradients, ddp_gradients, replica_gradients
+from ddp_lessons.checks.gradients import averaged_gradients, ddp_gradients, device_ids_on_every_node, replica_gradients
 from ddp_lessons.checks.memory import bytes_formula, bytes_measured
 from ddp_lessons.checks.metrics import batch_arithmetic, distributed_accuracy, real_distributed_accuracy
 from ddp_lessons.checks.modern_loop import checkpoint_keys, input_pipeline, run_modern_loop
@@ -33,16 +33,16 @@ from ddp_lessons.checks.restart import restartable
 from ddp_lessons.checks.ring import alpha_beta, halving_doubling, latency_steps, predicted_time, ring_allreduce
 from ddp_lessons.checks.sampler import coverage_counts, sampler_shards
 from ddp_lessons.checks.scaling import strong_scaling, weak_scaling
-from ddp_lessons.checks.set_epoch import set_epoch_used
+from ddp_lessons.checks.set_epoch import resumed_in_order
 
 __all__ = [
     "replica_gradients", "averaged_gradients",  # 1
     "process_group_setup", "launched_records", "mean_across_ranks", "setup_on_simulated_gpus",  # 2
     "torchrun_env", "device_and_backend",  # 3
-    "ddp_gradients",  # 4
+    "device_ids_on_every_node", "ddp_gradients",  # 4
     "sampler_shards", "coverage_counts",  # 5
     "gradient_accumulation",  # 6
-    "set_epoch_used",  # 7
+    "resumed_in_order",  # 7
     "checkpointing",  # 8
     "strong_scaling", "weak_scaling",  # 9
     "device_ids_per_node", "one_shard_per_rank", "new_order_each_epoch", "ranks_stay_in_step",

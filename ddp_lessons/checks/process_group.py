@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ddp_lessons import backend, records, scripts
-from ddp_lessons.checks.common import Rows, close, passed, ranks_are, recorded
+from ddp_lessons.checks.common import Rows, close, expect, fail, passed, ranks_are, recorded
 from ddp_lessons.i18n import tr
 
 
@@ -76,36 +76,64 @@ def mean_across_ranks(rows: Rows) -> None:
 
 @recorded("02")
 def setup_on_simulated_gpus(script: str, local_rank: int = 1) -> None:
-    """`setup()` in `script`, run with a simulated GPU per rank, sets the device and joins with nccl."""
+    """`setup()` in `script`, run as rank 3 of a simulated job of 2 nodes with 2 GPUs and 2 ranks each (its
+    LOCAL_RANK `local_rank`), sets its own GPU current before joining with nccl."""
     import os
     from unittest import mock
 
     import torch
     import torch.distributed as dist
 
+    nodes, per_node = 2, 2
+    rank = per_node + local_rank  # on the second node: a rank that differs from its local rank
     gpu = torch.device(f"cuda:{local_rank}")
-    fake = backend.Choice("nccl", gpu, 1, "simulated: one GPU per rank")
+    asked: list[int] = []
+
+    def simulated_choose(local=None, *args, local_rank=None, **kwargs):
+        """backend.choose on a node with one GPU per rank: nccl and cuda:<the local rank asked for>."""
+        local = local if local is not None else local_rank
+        local = int(os.environ["LOCAL_RANK"]) if local is None else int(local)
+        asked.append(local)
+        return backend.Choice("nccl", torch.device(f"cuda:{local}"), 1, "simulated: one GPU per rank")
+
     module = scripts.load_module(script, "student_setup")
     calls: list[tuple[str, object]] = []
-    with mock.patch.dict(os.environ, {"LOCAL_RANK": str(local_rank)}), \
-            mock.patch.object(backend, "choose", lambda *a, **k: fake), \
+    environment = {"RANK": str(rank), "LOCAL_RANK": str(local_rank), "WORLD_SIZE": str(nodes * per_node),
+                   "LOCAL_WORLD_SIZE": str(per_node), "GROUP_RANK": "1"}
+    with mock.patch.dict(os.environ, environment), \
+            mock.patch.object(backend, "choose", simulated_choose), \
             mock.patch.object(torch.cuda, "set_device", lambda d: calls.append(("set_device", d))), \
             mock.patch.object(dist, "init_process_group",
                               lambda *a, **k: calls.append(("init", k.get("backend", a[0] if a else None)))):
         device = module.setup()
+    where = tr("as rank {rank} (LOCAL_RANK {local_rank}) on node 1 of a simulated job of {nodes} nodes with {gpus} "
+               "GPUs each", rank=rank, local_rank=local_rank, nodes=nodes, gpus=per_node)
+    if asked and asked[0] == rank:
+        fail("global-rank", tr("{where}, setup() asked backend.choose for the device of rank {rank}: that node's "
+                               "GPUs are cuda:0 to cuda:{last}", where=where, rank=rank, last=per_node - 1),
+             tr("a node numbers its GPUs from 0: choose by LOCAL_RANK, this process's index on its own machine "
+                "(int(os.environ['LOCAL_RANK'])), not by RANK"))
     names = [name for name, _ in calls]
     joined = [value for name, value in calls if name == "init"]
-    assert joined, tr("setup() never called dist.init_process_group")
-    assert joined[0] == "nccl", tr(
-        "with a GPU per rank setup() joined with {got!r}, not 'nccl': pass "
-        "backend.choose(local_rank).backend to init_process_group, not a fixed name", got=joined[0])
-    assert "set_device" in names, tr(
-        "with a GPU per rank setup() never called torch.cuda.set_device: every rank would use cuda:0; "
-        "call torch.cuda.set_device(choice.device) before init_process_group")
-    assert names.index("set_device") < names.index("init"), tr(
-        "setup() called torch.cuda.set_device after init_process_group: call it before")
+    expect(joined, "no-init", tr("{where}, setup() never called dist.init_process_group", where=where),
+           tr("join the default process group with dist.init_process_group(backend=...)"))
+    expect(joined[0] == "nccl", "fixed-backend",
+           tr("{where}, setup() joined with {got!r}, not the 'nccl' a GPU per rank calls for", where=where,
+              got=joined[0]),
+           tr("pass backend.choose(local_rank).backend to init_process_group, not a fixed name"))
+    expect("set_device" in names, "no-set-device",
+           tr("{where}, setup() never made its GPU current: every rank of the node would use cuda:0", where=where),
+           tr("call torch.cuda.set_device(choice.device) before init_process_group"))
+    expect(names.index("set_device") < names.index("init"), "late-set-device",
+           tr("{where}, setup() made its GPU current only after init_process_group", where=where),
+           tr("call torch.cuda.set_device before init_process_group: nccl binds the group to the current device"))
     set_to = [value for name, value in calls if name == "set_device"][0]
     set_to = torch.device("cuda", set_to) if isinstance(set_to, int) else torch.device(set_to)
-    assert set_to == gpu, tr("setup() set the CUDA device to {got}, expected {gpu} (LOCAL_RANK)", got=set_to, gpu=gpu)
-    assert torch.device(device) == gpu, tr("setup() returned {got}, expected {gpu}", got=device, gpu=gpu)
-    passed(tr("with a simulated GPU per rank, setup() sets {gpu} and joins with nccl", gpu=gpu))
+    expect(set_to == gpu, "wrong-gpu", tr("{where}, setup() made {got} current, not {gpu}", where=where, got=set_to,
+                                          gpu=gpu),
+           tr("make the device of this rank's LOCAL_RANK current: torch.cuda.set_device(choice.device)"))
+    expect(torch.device(device) == gpu, "wrong-device", tr("{where}, setup() returned {got}, not {gpu}", where=where,
+                                                           got=device, gpu=gpu),
+           tr("return the device backend.choose chose for this rank"))
+    passed(tr("as rank {rank} (LOCAL_RANK {local_rank}) on the second of {nodes} simulated nodes, setup() sets {gpu} "
+              "and joins with nccl", rank=rank, local_rank=local_rank, nodes=nodes, gpu=gpu))

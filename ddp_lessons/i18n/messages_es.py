@@ -151,26 +151,74 @@ SPANISH = {
     "the mean of the replicas' gradients is the whole batch's gradient (max |difference| {difference:.1e})":
         "la media de los gradientes de las réplicas es el gradiente del lote entero (diferencia máxima en valor "
         "absoluto: {difference:.1e})",
-    "rank {rank}'s weights differ from rank 0's: DDP(model) copies rank 0's weights to every rank when it is "
-    "built. Did you wrap the model?":
-        "los pesos del rank {rank} son distintos de los del rank 0: DDP(model) copia los pesos del rank 0 a "
-        "todos los ranks al construirse. ¿Ha envuelto el modelo?",
-    "rank {rank}'s gradients differ from rank 0's: run the forward pass through the DDP wrapper "
-    "(ddp_model(inputs)); only then does backward() all-reduce the gradients":
-        "los gradientes del rank {rank} son distintos de los del rank 0: haga la propagación hacia delante a "
-        "través del envoltorio de DDP (ddp_model(inputs)); solo así backward() hace el all-reduce de los "
-        "gradientes",
-    "the gradients are {scale:g}x one process's gradient on the whole batch: use the mean loss on each rank "
-    "(DDP averages across ranks, so a summed loss scales it by the batch size)":
-        "los gradientes son {scale:g} veces el gradiente de un solo proceso sobre el lote entero: utilice la "
-        "pérdida media en cada rank (DDP promedia entre los ranks, así que una pérdida sumada lo multiplica "
-        "por el tamaño del lote)",
+    "rank {rank}'s weights differ from rank 0's after forward_backward (each rank built its model with its own "
+    "seed, and nothing made them equal)":
+        "los pesos del rank {rank} son distintos de los del rank 0 tras forward_backward (cada rank construyó su "
+        "modelo con su propia semilla, y nada los igualó)",
+    "wrap the model: DDP(model, ...) copies rank 0's weights to every rank when it is built":
+        "envuelva el modelo: DDP(model, ...) copia los pesos del rank 0 a todos los ranks al construirse",
+    "rank {rank}'s gradients differ from rank 0's: each rank kept the gradient of its own shard":
+        "los gradientes del rank {rank} son distintos de los del rank 0: cada rank se quedó con el gradiente de "
+        "su propio fragmento",
+    "run the forward pass through the DDP wrapper (ddp_model(inputs)): only then does backward() all-reduce the "
+    "gradients":
+        "haga la propagación hacia delante a través del envoltorio de DDP (ddp_model(inputs)): solo así "
+        "backward() hace el all-reduce de los gradientes",
+    "the gradients are {scale:g}x one process's gradient on the whole batch":
+        "los gradientes son {scale:g} veces el gradiente de un solo proceso sobre el lote entero",
+    "use the mean loss on each rank: DDP averages across ranks, so a summed loss scales the gradient by the "
+    "rank's batch size":
+        "utilice la pérdida media en cada rank: DDP promedia entre los ranks, así que una pérdida sumada "
+        "multiplica el gradiente por el tamaño del lote del rank",
     "every rank holds the same gradient, but not the whole batch's: max |difference| {difference:.3g}":
         "todos los ranks tienen el mismo gradiente, pero no el del lote entero: diferencia máxima (en valor "
         "absoluto) {difference:.3g}",
+    "compute the mean squared error of the wrapper's output on this rank's inputs and targets, then call "
+    "backward() once":
+        "calcule el error cuadrático medio de la salida del envoltorio sobre las entradas y los objetivos de "
+        "este rank, y llame a backward() una vez",
     "all {nproc} ranks hold one process's gradient on the whole batch (max |difference| {difference:.1e})":
         "los {nproc} ranks tienen el gradiente de un solo proceso sobre el lote entero (diferencia máxima en "
         "valor absoluto: {difference:.1e})",
+    "forward_backward raised {error_type}: {error}, on rank {rank} (LOCAL_RANK {local_rank}) of a simulated job "
+    "with {placement}, before it called DDP":
+        "forward_backward lanzó {error_type}: {error}, en el rank {rank} (LOCAL_RANK {local_rank}) de un trabajo "
+        "simulado con {placement}, antes de llamar a DDP",
+    "this check runs forward_backward without real GPUs, with DDP replaced: take the GPU from `device` and let "
+    "DDP do the rest":
+        "esta comprobación ejecuta forward_backward sin GPU reales y con DDP sustituido: tome la GPU de "
+        "`device` y deje el resto a DDP",
+    "forward_backward never called DDP(...)": "forward_backward nunca llamó a DDP(...)",
+    "wrap the model in DistributedDataParallel inside forward_backward":
+        "envuelva el modelo en DistributedDataParallel dentro de forward_backward",
+    "{nodes} node(s), {ranks} ranks per node and no GPU": "{nodes} nodo(s), {ranks} ranks por nodo y ninguna GPU",
+    "{nodes} nodes, {ranks} ranks and {gpus} GPUs per node": "{nodes} nodos, {ranks} ranks y {gpus} GPU por nodo",
+    "on a simulated job with {placement}, rank {rank} (LOCAL_RANK {local_rank}, its model on cuda:{local_rank})":
+        "en un trabajo simulado con {placement}, el rank {rank} (LOCAL_RANK {local_rank}, con su modelo en "
+        "cuda:{local_rank})",
+    "{where} asked DDP for GPU {got}: its node's GPUs are cuda:0 to cuda:{last}. On one node a rank and its local "
+    "rank are the same number, so a launch on one machine cannot show it":
+        "{where} pidió a DDP la GPU {got}: las GPU de su nodo van de cuda:0 a cuda:{last}. En un solo nodo un "
+        "rank y su rank local son el mismo número, así que un lanzamiento en una sola máquina no puede mostrarlo",
+    "every node numbers its GPUs from 0: give DDP the GPU this rank computes on, device_ids=[device.index] (its "
+    "LOCAL_RANK), not the global rank dist.get_rank(); or no device_ids at all, and DDP uses the device the model "
+    "is on":
+        "cada nodo numera sus GPU desde 0: dé a DDP la GPU en la que calcula este rank, "
+        "device_ids=[device.index] (su LOCAL_RANK), no el rank global dist.get_rank(); o ningún device_ids, y "
+        "DDP usa el dispositivo en el que está el modelo",
+    "{where} asked DDP for device_ids={got}": "{where} pidió a DDP device_ids={got}",
+    "give DDP the one GPU this rank computes on, device_ids=[device.index], or no device_ids at all":
+        "dé a DDP la única GPU en la que calcula este rank, device_ids=[device.index], o ningún device_ids",
+    "on CPU ranks, forward_backward gave DDP device_ids={got}: DDP refuses device_ids for a model on the CPU (a "
+    "launch on a laptop ends in a ValueError)":
+        "en ranks de CPU, forward_backward dio a DDP device_ids={got}: DDP rechaza device_ids para un modelo en "
+        "la CPU (un lanzamiento en un portátil termina en un ValueError)",
+    "pass device_ids only when device is a GPU (device.type == 'cuda'); on the CPU call DDP(model)":
+        "pase device_ids solo cuando `device` sea una GPU (`device.type == 'cuda'`); en la CPU llame a "
+        "DDP(model)",
+    "on simulated jobs ({layouts}) every rank's DDP gets its own GPU on its node; on CPU ranks, no device_ids":
+        "en trabajos simulados ({layouts}) el DDP de cada rank recibe su propia GPU en su nodo; en ranks de "
+        "CPU, ningún device_ids",
     # ddp_lessons.checks.process_group (exercise 2)
     "rank {rank} sees a world of {world}, expected {nproc}":
         "el rank {rank} ve un world size de {world}; se esperaba {nproc}",
@@ -206,22 +254,42 @@ SPANISH = {
         "una copia (value.clone())",
     "every rank got the mean {mean} and kept its own value":
         "todos los ranks obtuvieron la media {mean} y conservaron su propio valor",
-    "setup() never called dist.init_process_group": "setup() nunca llamó a dist.init_process_group",
-    "with a GPU per rank setup() joined with {got!r}, not 'nccl': pass backend.choose(local_rank).backend to "
-    "init_process_group, not a fixed name":
-        "con una GPU por rank, setup() se unió con {got!r}, no con 'nccl': pase backend.choose(local_rank).backend "
-        "a init_process_group, no un nombre fijo",
-    "with a GPU per rank setup() never called torch.cuda.set_device: every rank would use cuda:0; call "
-    "torch.cuda.set_device(choice.device) before init_process_group":
-        "con una GPU por rank, setup() nunca llamó a torch.cuda.set_device: todos los ranks usarían cuda:0; "
+    "as rank {rank} (LOCAL_RANK {local_rank}) on node 1 of a simulated job of {nodes} nodes with {gpus} GPUs each":
+        "como rank {rank} (LOCAL_RANK {local_rank}) en el nodo 1 de un trabajo simulado de {nodes} nodos con "
+        "{gpus} GPU cada uno",
+    "{where}, setup() asked backend.choose for the device of rank {rank}: that node's GPUs are cuda:0 to "
+    "cuda:{last}":
+        "{where}, setup() pidió a backend.choose el dispositivo del rank {rank}: las GPU de ese nodo van de "
+        "cuda:0 a cuda:{last}",
+    "a node numbers its GPUs from 0: choose by LOCAL_RANK, this process's index on its own machine "
+    "(int(os.environ['LOCAL_RANK'])), not by RANK":
+        "un nodo numera sus GPU desde 0: elija según LOCAL_RANK, el índice de este proceso en su propia máquina "
+        "(int(os.environ['LOCAL_RANK'])), no según RANK",
+    "{where}, setup() never called dist.init_process_group": "{where}, setup() nunca llamó a dist.init_process_group",
+    "join the default process group with dist.init_process_group(backend=...)":
+        "únase al grupo de procesos por defecto con dist.init_process_group(backend=...)",
+    "{where}, setup() joined with {got!r}, not the 'nccl' a GPU per rank calls for":
+        "{where}, setup() se unió con {got!r}, no con el 'nccl' que pide una GPU por rank",
+    "pass backend.choose(local_rank).backend to init_process_group, not a fixed name":
+        "pase backend.choose(local_rank).backend a init_process_group, no un nombre fijo",
+    "{where}, setup() never made its GPU current: every rank of the node would use cuda:0":
+        "{where}, setup() nunca hizo actual su GPU: todos los ranks del nodo usarían cuda:0",
+    "call torch.cuda.set_device(choice.device) before init_process_group":
         "llame a torch.cuda.set_device(choice.device) antes de init_process_group",
-    "setup() called torch.cuda.set_device after init_process_group: call it before":
-        "setup() llamó a torch.cuda.set_device después de init_process_group: llámelo antes",
-    "setup() set the CUDA device to {got}, expected {gpu} (LOCAL_RANK)":
-        "setup() fijó el dispositivo CUDA en {got}; se esperaba {gpu} (LOCAL_RANK)",
-    "setup() returned {got}, expected {gpu}": "setup() devolvió {got}; se esperaba {gpu}",
-    "with a simulated GPU per rank, setup() sets {gpu} and joins with nccl":
-        "con una GPU simulada por rank, setup() fija {gpu} y se une con nccl",
+    "{where}, setup() made its GPU current only after init_process_group":
+        "{where}, setup() hizo actual su GPU solo después de init_process_group",
+    "call torch.cuda.set_device before init_process_group: nccl binds the group to the current device":
+        "llame a torch.cuda.set_device antes de init_process_group: nccl vincula el grupo al dispositivo actual",
+    "{where}, setup() made {got} current, not {gpu}": "{where}, setup() hizo actual {got}, no {gpu}",
+    "make the device of this rank's LOCAL_RANK current: torch.cuda.set_device(choice.device)":
+        "haga actual el dispositivo del LOCAL_RANK de este rank: torch.cuda.set_device(choice.device)",
+    "{where}, setup() returned {got}, not {gpu}": "{where}, setup() devolvió {got}, no {gpu}",
+    "return the device backend.choose chose for this rank":
+        "devuelva el dispositivo que backend.choose eligió para este rank",
+    "as rank {rank} (LOCAL_RANK {local_rank}) on the second of {nodes} simulated nodes, setup() sets {gpu} and "
+    "joins with nccl":
+        "como rank {rank} (LOCAL_RANK {local_rank}) en el segundo de {nodes} nodos simulados, setup() fija {gpu} "
+        "y se une con nccl",
     # ddp_lessons.checks.devices (exercise 3)
     "RANK numbers the workers of the whole job: node_rank * nproc_per_node + local_rank":
         "RANK numera los procesos de todo el trabajo: node_rank * nproc_per_node + local_rank",
@@ -637,57 +705,162 @@ SPANISH = {
     "visit counts are right, padding and drop_last included":
         "los recuentos de visitas son correctos, con el relleno y drop_last incluidos",
     # ddp_lessons.checks.no_sync (exercise 6)
-    "rank {rank} all-reduced {calls} times, once per micro-batch: run the forward AND the backward of the first "
-    "{first} micro-batches of each step inside `with ddp_model.no_sync():` (DDP decides in the forward whether "
-    "the next backward all-reduces, so a backward alone inside no_sync() still all-reduces)":
-        "el rank {rank} hizo {calls} all-reduces, uno por microlote: ejecute la propagación hacia delante Y la "
-        "propagación hacia atrás de los {first} primeros microlotes de cada paso dentro de "
-        "`with ddp_model.no_sync():` (DDP decide en la propagación hacia delante si la siguiente propagación "
-        "hacia atrás hace el all-reduce, así que una propagación hacia atrás sola dentro de no_sync() lo sigue "
-        "haciendo)",
-    "no all-reduce ran: the last micro-batch of each step must run its backward outside no_sync(), so DDP "
-    "all-reduces the accumulated gradients":
-        "no se ejecutó ningún all-reduce: el último microlote de cada paso debe hacer su propagación hacia atrás "
-        "fuera de no_sync(), para que DDP haga el all-reduce de los gradientes acumulados",
+    "rank {rank} all-reduced {calls} times, once per micro-batch: no_sync() saved nothing":
+        "el rank {rank} hizo {calls} all-reduces, uno por microlote: no_sync() no ahorró nada",
+    "run the forward AND the backward of every micro-batch but the last of a step inside "
+    "`with ddp_model.no_sync():` (DDP decides in the forward whether the next backward all-reduces, so a backward "
+    "alone inside no_sync() still all-reduces)":
+        "ejecute la propagación hacia delante Y la propagación hacia atrás de cada microlote de un paso salvo el "
+        "último dentro de `with ddp_model.no_sync():` (DDP decide en la propagación hacia delante si la "
+        "siguiente propagación hacia atrás hace el all-reduce, así que una propagación hacia atrás sola dentro "
+        "de no_sync() lo sigue haciendo)",
+    "no all-reduce ran on rank {rank}: the ranks never combined their gradients":
+        "no se ejecutó ningún all-reduce en el rank {rank}: los ranks nunca combinaron sus gradientes",
+    "run the backward of the last micro-batch of each step outside no_sync(), so DDP all-reduces the accumulated "
+    "gradients":
+        "haga la propagación hacia atrás del último microlote de cada paso fuera de no_sync(), para que DDP haga "
+        "el all-reduce de los gradientes acumulados",
+    "rank {rank} took {taken} optimizer steps for {micro} micro-batches: the last {tail} micro-batches never "
+    "reached a step":
+        "el rank {rank} dio {taken} pasos del optimizador para {micro} microlotes: los {tail} últimos microlotes "
+        "nunca llegaron a un paso",
+    "after the loop, step on what the last, shorter group accumulated (or step when a micro-batch is the last one "
+    "of all, not only every accumulation_steps)":
+        "tras el bucle, dé un paso con lo que acumuló el último grupo, más corto (o dé un paso cuando un microlote "
+        "sea el último de todos, no solo cada accumulation_steps)",
+    "rank {rank} took {taken} optimizer steps for {micro} micro-batches, expected {steps}":
+        "el rank {rank} dio {taken} pasos del optimizador para {micro} microlotes; se esperaban {steps}",
+    "step after every {k} micro-batches, and once more after the last micro-batch when {k} does not divide "
+    "{micro}":
+        "dé un paso cada {k} microlotes, y uno más tras el último microlote cuando {k} no divide a {micro}",
+    "rank {rank} all-reduced {calls} times for {steps} steps: one step used gradients the ranks never combined":
+        "el rank {rank} hizo {calls} all-reduces para {steps} pasos: un paso usó gradientes que los ranks nunca "
+        "combinaron",
+    "the last micro-batch of every step, the last step's included, runs its backward outside no_sync()":
+        "el último microlote de cada paso, también el del último paso, hace su propagación hacia atrás fuera de "
+        "no_sync()",
     "rank {rank} all-reduced {calls} times, expected {steps} (one per step)":
         "el rank {rank} hizo {calls} all-reduces; se esperaban {steps} (uno por paso)",
-    "rank {rank} took {taken} optimizer steps for {micro} micro-batches: step once every {k} micro-batches":
-        "el rank {rank} dio {taken} pasos del optimizador para {micro} microlotes: dé un paso cada {k} "
-        "microlotes",
-    "after step {step}, rank {rank}'s weights differ from rank 0's: the step used gradients that were not "
-    "all-reduced":
-        "tras el paso {step}, los pesos del rank {rank} son distintos de los del rank 0: el paso usó gradientes "
-        "sin all-reduce",
-    "step {step} moved the weights {k}x too far: the gradients of the {k} micro-batches add up, so divide each "
-    "micro-batch's loss by accumulation_steps":
-        "el paso {step} movió los pesos {k} veces más de lo debido: los gradientes de los {k} microlotes se "
-        "suman, así que divida la pérdida de cada microlote entre accumulation_steps",
-    "step {step} differs although step 0 was right: zero the gradients after each optimizer step, or they carry "
-    "over into the next one":
-        "el paso {step} es distinto aunque el paso 0 era correcto: ponga los gradientes a cero tras cada paso "
-        "del optimizador, o se arrastrarán al siguiente",
+    "run every micro-batch but the last of a step inside no_sync(), forward and backward":
+        "ejecute cada microlote de un paso salvo el último dentro de no_sync(), propagación hacia delante y "
+        "hacia atrás",
+    "after step {step}, rank {rank}'s weights differ from rank 0's":
+        "tras el paso {step}, los pesos del rank {rank} son distintos de los del rank 0",
+    "the step used gradients that were not all-reduced: the last backward before each step runs outside "
+    "no_sync()":
+        "el paso usó gradientes sin all-reduce: la última propagación hacia atrás antes de cada paso se ejecuta "
+        "fuera de no_sync()",
+    "step {step} moved the weights {n}x as far as one process's SGD step on the same samples":
+        "el paso {step} movió los pesos {n} veces más que el paso de SGD de un solo proceso sobre las mismas "
+        "muestras",
+    "the gradients of the step's micro-batches add up in .grad: divide each micro-batch's loss by the number of "
+    "micro-batches in its step":
+        "los gradientes de los microlotes del paso se suman en .grad: divida la pérdida de cada microlote entre "
+        "el número de microlotes de su paso",
+    "the last step, on {n} micro-batches, moved the weights {scale:g}x as far as one process's SGD step on the "
+    "same samples (the full steps were right)":
+        "el último paso, sobre {n} microlotes, movió los pesos {scale:g} veces lo que el paso de SGD de un solo "
+        "proceso sobre las mismas muestras (los pasos completos eran correctos)",
+    "divide each micro-batch's loss by the number of micro-batches in its own step: {n} for the last one here, "
+    "not accumulation_steps":
+        "divida la pérdida de cada microlote entre el número de microlotes de su propio paso: {n} para el último "
+        "aquí, no accumulation_steps",
+    "step {step} differs from one process's SGD step although step 0 was right":
+        "el paso {step} es distinto del paso de SGD de un solo proceso aunque el paso 0 era correcto",
+    "zero the gradients after each optimizer step, or they carry over into the next one":
+        "ponga los gradientes a cero tras cada paso del optimizador, o se arrastrarán al siguiente",
     "step {step} differs from one process's SGD step on the step's {samples} samples; max |difference| "
     "{difference:.3g}":
         "el paso {step} es distinto del paso de SGD de un solo proceso sobre las {samples} muestras del paso; "
         "diferencia máxima (en valor absoluto) {difference:.3g}",
-    "{steps} steps, {steps} all-reduces per rank (not {micro}), each step equal to one process's SGD step on "
-    "{batches} micro-batches":
-        "{steps} pasos, {steps} all-reduces por rank (no {micro}), cada paso igual al paso de SGD de un solo "
-        "proceso sobre {batches} microlotes",
+    "each step: the mean squared error of each micro-batch, scaled by 1 / (micro-batches in the step), backward, "
+    "and one optimizer step":
+        "en cada paso: el error cuadrático medio de cada microlote, escalado por 1 / (microlotes del paso), la "
+        "propagación hacia atrás y un paso del optimizador",
+    "{steps} steps for {micro} micro-batches ({sizes}), {steps} all-reduces per rank (not {micro}), each step "
+    "equal to one process's SGD step on the step's micro-batches of all ranks":
+        "{steps} pasos para {micro} microlotes ({sizes}), {steps} all-reduces por rank (no {micro}), cada paso "
+        "igual al paso de SGD de un solo proceso sobre los microlotes del paso de todos los ranks",
     # ddp_lessons.checks.set_epoch (exercise 7)
-    "all {epochs} epochs visited the data in the same order (rank 0: {order}): call sampler.set_epoch(epoch) at "
-    "the start of each epoch, before iterating the DataLoader":
-        "las {epochs} épocas recorrieron los datos en el mismo orden (rank 0: {order}): llame a "
-        "sampler.set_epoch(epoch) al inicio de cada época, antes de iterar sobre el DataLoader",
-    "epoch {epoch} used epoch {previous}'s order: set_epoch comes too late; call sampler.set_epoch(epoch) before "
-    "the loop over the DataLoader":
-        "la época {epoch} usó el orden de la época {previous}: set_epoch llega demasiado tarde; llame a "
-        "sampler.set_epoch(epoch) antes del bucle sobre el DataLoader",
-    "epoch {epoch}, rank {rank} visited {got}, expected {expected} (set_epoch({epoch}))":
-        "época {epoch}: el rank {rank} visitó {got}; se esperaba {expected} (set_epoch({epoch}))",
-    "{epochs} epochs, each in a new order; in each, the ranks' shards cover all {size} samples":
-        "{epochs} épocas, cada una en un orden nuevo; en cada una, los fragmentos de los ranks cubren las "
-        "{size} muestras",
+    "the first run": "la primera ejecución",
+    "the resumed run": "la ejecución reanudada",
+    "rank {rank}: {e}": "rank {rank}: {e}",
+    "in {run} the ranks trained different epochs: {epochs}":
+        "en {run} los ranks entrenaron épocas distintas: {epochs}",
+    "every rank reads the same snapshot (_load), so every rank starts at the same epoch: compute the first epoch "
+    "from what _load returns, the same way on every rank":
+        "todos los ranks leen el mismo snapshot (_load), así que todos empiezan en la misma época: calcule la "
+        "primera época a partir de lo que devuelve _load, igual en cada rank",
+    "the first run (no snapshot yet) trained epochs {got}, expected to start at 0":
+        "la primera ejecución (todavía sin snapshot) entrenó las épocas {got}; debía empezar en la 0",
+    "with no snapshot (_load returns None) start at epoch 0":
+        "sin snapshot (_load devuelve None) empiece en la época 0",
+    "told to stop after epoch {stop}, the first run went on to epoch {last}":
+        "con la orden de detenerse tras la época {stop}, la primera ejecución siguió hasta la época {last}",
+    "return from train() right after epoch stop_after is saved":
+        "vuelva de train() justo después de guardar la época stop_after",
+    "told to stop after epoch {stop}, the first run stopped after epoch {last}":
+        "con la orden de detenerse tras la época {stop}, la primera ejecución se detuvo tras la época {last}",
+    "stop after epoch stop_after, not before it": "deténgase tras la época stop_after, no antes",
+    "the resumed run started over at epoch 0: the first run had already finished epochs {done}":
+        "la ejecución reanudada volvió a empezar en la época 0: la primera ejecución ya había terminado las "
+        "épocas {done}",
+    "_load() returns the last epoch the snapshot finished: start at the epoch after it":
+        "_load() devuelve la última época que terminó el snapshot: empiece en la época siguiente",
+    "the resumed run trained epoch {epoch} again: the first run had finished it (its snapshot says so)":
+        "la ejecución reanudada volvió a entrenar la época {epoch}: la primera ejecución ya la había terminado "
+        "(su snapshot lo dice)",
+    "_load() returns the last epoch the snapshot finished: start at that epoch + 1":
+        "_load() devuelve la última época que terminó el snapshot: empiece en esa época + 1",
+    "the resumed run trained epochs {got}; after a stop at epoch {stop}, an uninterrupted run of {total} epochs "
+    "goes on with {expected}":
+        "la ejecución reanudada entrenó las épocas {got}; tras detenerse en la época {stop}, una ejecución sin "
+        "interrupciones de {total} épocas sigue con {expected}",
+    "start at the epoch after the snapshot's and go on to epochs - 1, none skipped":
+        "empiece en la época siguiente a la del snapshot y siga hasta epochs - 1, sin saltarse ninguna",
+    "all {epochs} epochs visited the data in the same order (rank 0: {order}...), in the first run and in the "
+    "resumed one":
+        "las {epochs} épocas recorrieron los datos en el mismo orden (rank 0: {order}...), en la primera "
+        "ejecución y en la reanudada",
+    "a DistributedSampler shuffles with seed + epoch, and its epoch is what set_epoch last set (0 in a new "
+    "process): call sampler.set_epoch(epoch) at the start of each epoch":
+        "un DistributedSampler baraja con seed + epoch, y su época es la que fijó el último set_epoch (0 en un "
+        "proceso nuevo): llame a sampler.set_epoch(epoch) al inicio de cada época",
+    "epoch {epoch} visited the order of seed {epoch}, not of the run's seed {seed}: with your script, runs "
+    "started with different seeds visit the data in the same orders":
+        "la época {epoch} visitó el orden de la semilla {epoch}, no el de la semilla de la ejecución, {seed}: "
+        "con su script, ejecuciones arrancadas con semillas distintas recorren los datos en los mismos órdenes",
+    "leave the sampler's seed as it was built (the run's seed, the same on every rank) and tell it the epoch "
+    "with sampler.set_epoch(epoch): it shuffles with seed + epoch":
+        "deje la semilla del sampler como se construyó (la de la ejecución, la misma en cada rank) e indíquele "
+        "la época con sampler.set_epoch(epoch): baraja con seed + epoch",
+    "the resumed run's first epoch, {epoch}, visited epoch {other}'s order (an uninterrupted run visits a new "
+    "one), while the first run's epochs were right":
+        "la primera época de la ejecución reanudada, la {epoch}, visitó el orden de la época {other} (una "
+        "ejecución sin interrupciones visita uno nuevo), mientras que las épocas de la primera ejecución eran "
+        "correctas",
+    "a resumed run is a new process with a new sampler, whose epoch is 0 until set_epoch says otherwise: call "
+    "sampler.set_epoch(epoch) at the start of each epoch, from the epoch about to run, not at the end of the "
+    "previous one":
+        "una ejecución reanudada es un proceso nuevo con un sampler nuevo, cuya época es 0 hasta que set_epoch "
+        "diga otra cosa: llame a sampler.set_epoch(epoch) al inicio de cada época, con la época que va a "
+        "ejecutarse, no al final de la anterior",
+    "in {run}, epoch {epoch} visited epoch {other}'s order":
+        "en {run}, la época {epoch} visitó el orden de la época {other}",
+    "set the sampler's epoch to the epoch about to run, sampler.set_epoch(epoch), before iterating the "
+    "DataLoader":
+        "fije la época del sampler en la que va a ejecutarse, sampler.set_epoch(epoch), antes de iterar sobre "
+        "el DataLoader",
+    "in {run}, epoch {epoch}, rank {rank} visited {got}, expected {expected}":
+        "en {run}, época {epoch}: el rank {rank} visitó {got}; se esperaba {expected}",
+    "build the DistributedSampler once, with seed=SEED, and call sampler.set_epoch(epoch) at the start of each "
+    "epoch":
+        "construya el DistributedSampler una vez, con seed=SEED, y llame a sampler.set_epoch(epoch) al inicio "
+        "de cada época",
+    "stopped after epoch {stop} and resumed: epochs {epochs}, each once and in the order an uninterrupted run "
+    "visits, on all {nproc} ranks":
+        "detenido tras la época {stop} y reanudado: las épocas {epochs}, cada una una vez y en el orden que "
+        "visita una ejecución sin interrupciones, en los {nproc} ranks",
     # ddp_lessons.checks.restart (exercise 12)
     "rank 0 never called torch.save: save_snapshot writes the snapshot on rank 0":
         "el rank 0 nunca llamó a torch.save: save_snapshot escribe el snapshot en el rank 0",
