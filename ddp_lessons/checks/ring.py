@@ -25,23 +25,31 @@ CHECKER = scripts.path("check_ring.py")
 WORLDS = (2, 3, 4)
 
 
-@recorded("16")
-def ring_allreduce(script: str | os.PathLike, worlds: Sequence[int] = WORLDS, timeout: float = 150) -> None:
-    """`ring_allreduce(tensor)` in `script` sums in place like `dist.all_reduce`, on every world
-    size, for sizes divisible by it or not, with each rank sending 2(n-1)/n of the tensor."""
+def _run_checker(script: str | os.PathLike, function: str, worlds: Sequence[int], timeout: float) -> list[dict]:
+    """Run the student's all-reduce `function` from `script` on each of `worlds` (check_ring.py); its rows.
+    A hang or a rank's failure becomes the assertion a student reads."""
     written(script)
     try:
-        run = launch.run_torchrun(CHECKER, max(worlds), args=[str(script), "--worlds", *map(str, worlds)],
+        run = launch.run_torchrun(CHECKER, max(worlds), args=[str(script), "--function", function,
+                                                               "--worlds", *map(str, worlds)],
                                   timeout=timeout, env={"CUDA_VISIBLE_DEVICES": ""}, backend="gloo",
                                   run_dir=records.new_run_dir(Path(script).stem), echo=False)
     except launch.RunTimeoutError as error:
         where = "; ".join(f"rank {r}: {w}" for r, w in sorted(error.result.where.items()))
-        raise AssertionError(tr("ring_allreduce did not return within {timeout:g} s ({where}): look for a loop "
-                                "that never ends or a receive nobody sends to", timeout=timeout, where=where)) from None
+        raise AssertionError(tr("{function} did not return within {timeout:g} s ({where}): look for a loop that "
+                                "never ends or a receive nobody sends to", function=function, timeout=timeout,
+                                where=where)) from None
     except launch.RankFailedError as error:
         hint = _hint_from_records(error.result.run_dir, worlds)
         raise AssertionError(hint or tr("the check's ranks failed: {error}", error=error)) from None
-    rows = records.load(run.run_dir, "ring")
+    return records.load(run.run_dir, "ring")
+
+
+@recorded("16")
+def ring_allreduce(script: str | os.PathLike, worlds: Sequence[int] = WORLDS, timeout: float = 150) -> None:
+    """`ring_allreduce(tensor)` in `script` sums in place like `dist.all_reduce`, on every world
+    size, for sizes divisible by it or not, with each rank sending 2(n-1)/n of the tensor."""
+    rows = _run_checker(script, "ring_allreduce", worlds, timeout)
     hint = ring_hint(rows, worlds)
     assert hint is None, hint
     sizes = {c["numel"] for row in rows for w in row["worlds"] for c in w["cases"]}
@@ -198,20 +206,7 @@ def halving_doubling(script: str | os.PathLike, worlds: Sequence[int] = HD_WORLD
     """`halving_doubling_allreduce(tensor)` in `script` sums in place like `dist.all_reduce` on 2 and 4 ranks,
     exchanging with rank r XOR d, d halving through the reduce-scatter and doubling back through the all-gather,
     each step carrying the share of the tensor that step should (`schedule_verdict`)."""
-    written(script)
-    try:
-        run = launch.run_torchrun(CHECKER, max(worlds), args=[str(script), "--function", "halving_doubling_allreduce",
-                                                               "--worlds", *map(str, worlds)],
-                                  timeout=timeout, env={"CUDA_VISIBLE_DEVICES": ""}, backend="gloo",
-                                  run_dir=records.new_run_dir(Path(script).stem), echo=False)
-    except launch.RunTimeoutError as error:
-        where = "; ".join(f"rank {r}: {w}" for r, w in sorted(error.result.where.items()))
-        raise AssertionError(tr("halving_doubling_allreduce did not return within {timeout:g} s ({where}): look for a loop "
-                                "that never ends or a receive nobody sends to", timeout=timeout, where=where)) from None
-    except launch.RankFailedError as error:
-        hint = _hint_from_records(error.result.run_dir, worlds)
-        raise AssertionError(hint or tr("the check's ranks failed: {error}", error=error)) from None
-    rows = records.load(run.run_dir, "ring")
+    rows = _run_checker(script, "halving_doubling_allreduce", worlds, timeout)
     schedule_verdict(rows, worlds)
     four = next(w for w in rows[1]["worlds"] if w["world"] == max(worlds))
     case = max(four["cases"], key=lambda c: c["numel"])

@@ -1223,10 +1223,10 @@ SPANISH = {
     "activations (bytes)": "activaciones (bytes)",
     "parameter tensors T": "tensores de parámetros T",
     # ddp_lessons.checks.ring (exercise 16)
-    "halving_doubling_allreduce did not return within {timeout:g} s ({where}): look for a loop that never ends "
-    "or a receive nobody sends to":
-        "halving_doubling_allreduce no retornó en {timeout:g} s ({where}): busque un bucle que nunca termina o una "
-        "recepción a la que nadie envía",
+    "{function} did not return within {timeout:g} s ({where}): look for a loop that never ends or a receive "
+    "nobody sends to":
+        "{function} no retornó en {timeout:g} s ({where}): busque un bucle que no termina nunca o una recepción a "
+        "la que nadie envía",
     "on {worlds} ranks halving_doubling_allreduce equals dist.all_reduce; on {n} ranks rank 1 talked to ranks "
     "{peers} and sent {sent} bytes of a {size:,}-byte tensor, step by step":
         "en {worlds} ranks halving_doubling_allreduce es igual a dist.all_reduce; en {n} ranks el rank 1 habló con "
@@ -1300,10 +1300,6 @@ SPANISH = {
     "{ring_ms:.2f} ms against {hd_ms:.2f} ms of latency alone, whatever the message's size":
         "en {world} ranks el anillo da {ring} pasos y el halving-doubling {hd}: con α = {alpha:g} µs por paso, "
         "{ring_ms:.2f} ms frente a {hd_ms:.2f} ms solo de latencia, sea cual sea el tamaño del mensaje",
-    "ring_allreduce did not return within {timeout:g} s ({where}): look for a loop that never ends or a receive "
-    "nobody sends to":
-        "ring_allreduce no retornó en {timeout:g} s ({where}): busque un bucle que no termina nunca o una recepción "
-        "a la que nadie envía",
     "the check's ranks failed: {error}": "los ranks de la comprobación fallaron: {error}",
     "on {worlds} ranks and {sizes} tensor sizes (some not divisible by the world size) ring_allreduce equals "
     "dist.all_reduce, and each rank sends 2(n-1)/n of the tensor (on {world} ranks, rank 0 sent {sent:,} of "
