@@ -135,3 +135,16 @@ def test_literal_end_reads_a_token_as_python_writes_it():
     assert cs.literal_end("# a comment\nnext", 0) == len("# a comment")
     with pytest.raises(cs.TranslationError, match="never closed"):
         cs.literal_end('"open', 0)
+
+
+def test_a_header_whose_words_are_string_only_fields_may_be_translated_by_hand():
+    source = 'print(f"{\'format\':<6} {\'bits\':>4}")\nrow = f"{\'name\':<6}"\nprint(f"{x:<6} {y:>4}")\n'
+    found = roles(source)
+    assert found['f"{\'format\':<6} {\'bits\':>4}"'] == cs.OTHER  # shown: a pair may translate it
+    assert found['f"{\'name\':<6}"'] == cs.NO_WORDS  # not shown
+    assert found['f"{x:<6} {y:>4}"'] == cs.NO_WORDS  # no words at all
+    assert cs.units(source) == []  # never listed automatically: the catalogs do not change
+    pairs = {'f"{\'format\':<6} {\'bits\':>4}"': 'f"{\'tipo\':<6} {\'bits\':>4}"'}
+    assert cs.translate(source, pairs).startswith('print(f"{\'tipo\':<6} {\'bits\':>4}")')
+    with pytest.raises(cs.TranslationError, match="fields"):
+        cs.translate(source, {'f"{\'format\':<6} {\'bits\':>4}"': 'f"{\'formato\':<7} {\'bits\':>4}"'})

@@ -226,6 +226,15 @@ def words_of(node: ast.AST) -> str:
     return "".join(part.value if isinstance(part, ast.Constant) else "{}" for part in node.values)
 
 
+def _field_words(node: ast.AST) -> str:
+    """The words of an f-string's fields that are only a string (``{'variant':<13}``, a table's header):
+    a catalog may translate them by hand (their format specs stay)."""
+    if not isinstance(node, ast.JoinedStr):
+        return ""
+    return " ".join(part.value.value for part in node.values if isinstance(part, ast.FormattedValue)
+                    and isinstance(part.value, ast.Constant) and isinstance(part.value.value, str))
+
+
 def _call_name(call: ast.Call) -> str | None:
     return getattr(call.func, "id", None) or getattr(call.func, "attr", None)
 
@@ -436,6 +445,8 @@ def _string_literal(token: Token, node: ast.AST | None, tree: _Tree, context: Co
         return Literal(token, DATA, "", "not found in the syntax tree")
     words = words_of(node)
     if not WORD.search(words):
+        if WORD.search(_field_words(node)) and tree.shown(node) and not context.read_back(_field_words(node)):
+            return Literal(token, OTHER, words)  # a table's header: its words are string-only fields
         return Literal(token, NO_WORDS, words)
     if tree.docstring(node):
         return Literal(token, DOCSTRING, words)
