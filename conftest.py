@@ -30,10 +30,12 @@ from pathlib import Path
 
 import pytest
 
+from ddp_lessons.grading import kernel_start
 from ddp_lessons.runtime.contract import JOURNAL_ENV
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    kernel_start.install()  # nbval: a kernel that dies before its first reply is started once more
     os.environ[JOURNAL_ENV] = "off"  # over a learner's own setting: the suite never writes their record
 
 SCRIPT = re.compile(r"scripts/[\w.-]+")

@@ -32,7 +32,7 @@ from queue import Empty
 
 import pytest
 
-from ddp_lessons.grading import cells
+from ddp_lessons.grading import cells, kernel_start
 from ddp_lessons.grading.cells import CellRecord
 from ddp_lessons.tracebacks import exception_text
 
@@ -101,6 +101,7 @@ def pytest_addoption(parser) -> None:
 
 def pytest_configure(config) -> None:
     """Read the limits file once; start the run's state."""
+    kernel_start.install()  # a kernel that dies before its first reply is started once more
     path, report = config.getoption(LIMITS_OPTION), config.getoption(REPORT_OPTION)
     limits = json.loads(Path(path).read_text(encoding="utf-8")) if path else {}
     config.stash[STATE] = State(limits, Path(report) if report else None)
