@@ -79,6 +79,7 @@ def test_processes_that_end_apart_fail():
 
 
 @pytest.mark.slow
+@pytest.mark.extended  # the verdict is tested from records above; this is its real run
 def test_a_port_that_does_not_resume_is_told_to_call_resume(tmp_path, monkeypatch, fails_with, solution_script):
     """Run again with its snapshot folder, a port without resume writes checkpoint_0 again and fails."""
     monkeypatch.chdir(tmp_path)

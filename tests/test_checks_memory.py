@@ -149,6 +149,7 @@ def test_a_formula_that_raises_fails_before_any_launch():
 # --- real runs of the solution's script -----------------------------------------------------------
 
 @pytest.mark.slow
+@pytest.mark.extended  # make test grades exercise 15's solution with these real runs already (tests/test_grading.py)
 @pytest.mark.parametrize("part", ["replicas", "sharded"])
 def test_the_solution_script_passes_on_a_real_run(solution_script, part, capsys):
     script = solution_script("15_memory", "15_shard.py")

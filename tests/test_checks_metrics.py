@@ -110,6 +110,7 @@ def test_the_cases_include_sets_smaller_than_the_world_divisible_and_not_with_mi
 
 
 @pytest.mark.slow
+@pytest.mark.extended  # make test grades exercise 11's solution and untouched notebook with this real job already (tests/test_grading.py)
 def test_the_real_two_rank_job_passes_the_solution_and_fails_the_untouched_function(tmp_path):
     checks.real_distributed_accuracy(script(tmp_path, RIGHT))
     with pytest.raises(AssertionError, match="still raises NotImplementedError"):

@@ -16,18 +16,25 @@ POSITION = 'return snapshot["epoch"], snapshot["step"]'
 SKIP = "return itertools.islice(enumerate(loader), first_step, None)"
 
 
+EXTENDED = pytest.mark.extended  # a real run each: make test runs two cases, make test-extended every one
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("replace, hint", [
-    ({SAVE_TMP: "torch.save(snapshot, path)", RENAME: "pass"}, "wrote the snapshot path itself (torch.save)"),
-    ({"import itertools\n": "import itertools\nimport shutil\n", RENAME: 'shutil.copy(f"{path}.tmp", path)'},
-     "wrote the snapshot path itself (open(..., 'wb'))"),
-    ({"    dist.barrier()  # no rank goes on": "    pass  # no rank goes on"}, "called dist.barrier() 0 times"),
-    ({"    loader.sampler.set_epoch(epoch)": "    pass"}, "in the same order: call loader.sampler.set_epoch"),
-    ({POSITION: "return 0, 0"}, "began again at epoch 0, step 0"),
-    ({POSITION: 'return snapshot["epoch"], 0'}, "save the step in the snapshot and return (epoch, step)"),
-    ({SKIP: "return enumerate(loader)"}, "trained the epoch from its first batch"),
-], ids=["in-place", "copied-into-place", "no-barrier", "no-set-epoch", "resume-from-0", "resume-at-epoch-start",
-        "batches-not-skipped"])
+    pytest.param({SAVE_TMP: "torch.save(snapshot, path)", RENAME: "pass"},
+                 "wrote the snapshot path itself (torch.save)", id="in-place"),
+    pytest.param({"import itertools\n": "import itertools\nimport shutil\n", RENAME: 'shutil.copy(f"{path}.tmp", path)'},
+                 "wrote the snapshot path itself (open(..., 'wb'))", id="copied-into-place", marks=EXTENDED),
+    pytest.param({"    dist.barrier()  # no rank goes on": "    pass  # no rank goes on"},
+                 "called dist.barrier() 0 times", id="no-barrier", marks=EXTENDED),
+    pytest.param({"    loader.sampler.set_epoch(epoch)": "    pass"},
+                 "in the same order: call loader.sampler.set_epoch", id="no-set-epoch", marks=EXTENDED),
+    pytest.param({POSITION: "return 0, 0"}, "began again at epoch 0, step 0", id="resume-from-0"),
+    pytest.param({POSITION: 'return snapshot["epoch"], 0'},
+                 "save the step in the snapshot and return (epoch, step)", id="resume-at-epoch-start", marks=EXTENDED),
+    pytest.param({SKIP: "return enumerate(loader)"},
+                 "trained the epoch from its first batch", id="batches-not-skipped", marks=EXTENDED),
+])
 def test_restartable_catches_what_breaks_a_step_level_resume(tmp_path, monkeypatch, replace, hint, fails_with,
                                                              solution_script):
     monkeypatch.chdir(tmp_path)
