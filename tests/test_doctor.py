@@ -122,11 +122,12 @@ def test_make_test_hides_gpus_and_checks_the_pins():
                               timeout=60).stdout.splitlines()
 
     test, gpu = dry_run("test"), dry_run("test-gpu")
-    parallel, serial = [line for line in test if "-m pytest" in line]  # together, every test once
+    parallel, serial = [line for line in test if "-m pytest" in line]  # together, every test once but `extended`
     for line in (parallel, serial):
         assert line.startswith('CUDA_VISIBLE_DEVICES="" ') and "tests notebooks" in line
         assert "solutions" not in line  # solutions run once, through the grader's test
-    assert '-m "not serial"' in parallel and "-n " in parallel and "-m serial " in serial
+    assert '-m "not serial and not extended"' in parallel and "-n " in parallel
+    assert '-m "serial and not extended"' in serial
     [gpu_line] = [line for line in gpu if "-m pytest" in line]
     assert "CUDA_VISIBLE_DEVICES" not in gpu_line and "06_gradient_sync" in gpu_line
     assert any("doctor --check-pins constraints-ci.txt" in line for line in test)
