@@ -18,8 +18,6 @@ from ddp_lessons import quiz
 from helpers import NOTEBOOKS
 
 LESSONS = {path.name[:2]: path for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")) if path.name[:2] != "00"}
-ADOPTED = list(LESSONS)
-"""Lessons that ask before they show: every lesson (lessons 01-16 were converted one by one, issue 30)."""
 NO_NUMBER: dict[str, str] = {}
 """Adopted lessons that measure no number, each with why: they need no numeric prediction."""
 FIRST_WITH_TRANSFER = 3
@@ -94,25 +92,19 @@ def prediction_problems(notebook, lesson: str, entries: list[dict]) -> list[str]
     return problems
 
 
-def adopted(lesson: str) -> bool:
-    """Listed in ADOPTED, or carrying any order marker."""
-    cells = nbformat.read(LESSONS[lesson], as_version=4).cells
-    return lesson in ADOPTED or any("question" in markers(c) or "reveals" in markers(c) for c in cells)
-
-
-@pytest.mark.parametrize("lesson", [lesson for lesson in LESSONS if adopted(lesson)])
-def test_an_adopted_lesson_asks_before_it_shows(lesson):
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_every_lesson_asks_before_it_shows(lesson):
     notebook = nbformat.read(LESSONS[lesson], as_version=4)
     problems = prediction_problems(notebook, lesson, quiz._questions()[lesson])
     assert not problems, f"{LESSONS[lesson].name}:\n" + "\n".join(problems)
 
 
 def test_every_lesson_is_checked_and_no_number_names_lessons_that_exist():
-    assert len(ADOPTED) >= 17 and set(NO_NUMBER) <= set(ADOPTED)
+    assert len(LESSONS) >= 17 and set(NO_NUMBER) <= set(LESSONS)
 
 
-def test_a_lesson_without_its_markers_fails_once_adopted():
-    """Lesson 05 with its order markers taken out: a lesson listed in ADOPTED without them fails its test."""
+def test_a_lesson_without_its_markers_fails():
+    """Lesson 05 with its order markers taken out fails its test."""
     notebook = nbformat.read(LESSONS["05"], as_version=4)
     for cell in notebook.cells:
         cell.get("metadata", {}).pop("ddp_lessons", None)
