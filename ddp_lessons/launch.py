@@ -27,6 +27,7 @@ from typing import Mapping, Sequence
 
 from ddp_lessons import backend as _backend
 from ddp_lessons import i18n
+from ddp_lessons.base.exercise_format import holds_stub
 from ddp_lessons.i18n import tr
 from ddp_lessons.records import new_run_dir
 from ddp_lessons.runtime import contract, diagnose, processes, stacks
@@ -127,6 +128,10 @@ def validate(script: str | os.PathLike, nproc: int, backend: str | None = None,
     if not Path(script).is_file():
         raise LaunchError(tr("training script not found: {script} (write it first, e.g. with %%writefile, relative "
                              "to {folder})", script=script, folder=os.getcwd()))
+    if holds_stub(Path(script).read_text(encoding="utf-8", errors="replace")):
+        raise LaunchError(tr("{script} still raises NotImplementedError where it says `# YOUR CODE HERE`: write your "
+                             "code there and run its %%writefile cell again (nothing was launched: every rank would "
+                             "stop there)", script=script))
     if backend is None:
         return
     if backend not in _backend.BACKENDS:

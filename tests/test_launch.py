@@ -147,6 +147,18 @@ def test_missing_script_is_refused(tmp_path):
         launch.run_torchrun(tmp_path / "nope.py", nproc=2)
 
 
+def test_an_exercise_script_with_its_stub_is_refused_before_any_process_starts(tmp_path, monkeypatch):
+    """An untouched exercise script: each rank would only reach NotImplementedError, seconds later."""
+    script = tmp_path / "02_setup.py"
+    script.write_text("import torch\n\n\ndef setup():\n    # YOUR CODE HERE\n    raise NotImplementedError()\n")
+    monkeypatch.setattr(launch.processes, "Job", lambda: pytest.fail("a process was started"))
+    with pytest.raises(launch.LaunchError, match=r"02_setup.py still raises NotImplementedError where it says "
+                                                 r"`# YOUR CODE HERE`.*nothing was launched"):
+        launch.run_torchrun(script, nproc=2)
+    script.write_text("import torch\n\n\ndef setup():\n    # YOUR CODE HERE: done\n    return 1\n")
+    launch.validate(script, 2)  # written: the comment alone is no stub
+
+
 def test_nccl_without_gpus_is_refused():
     with pytest.raises(launch.LaunchError, match="no(ne)? .*GPU|has none"):
         launch.validate(SCRIPTS / "hello_ranks.py", 2, backend="nccl", gpu_count=0)

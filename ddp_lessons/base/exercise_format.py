@@ -17,14 +17,25 @@ a solution or an exercise) adds ``"hidden": true``; the grader appends it to the
 
 from __future__ import annotations
 
-from nbformat import NotebookNode
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # only a type here: importing nbformat costs about 1 s of CPU (jsonschema's format checkers),
+    from nbformat import NotebookNode  # paid by every kernel that imports `checks` and every rank's launcher
 
 CODE_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
+STUB = re.compile(r"[ \t]*\n[ \t]*".join(re.escape(line) for line in CODE_STUB))
+"""The stub, its two lines at any indentation, as it appears in an exercise's code."""
 CODE_SHOWS = "### EXERCISE SHOWS"
 """Inside a code region: the commented lines after it are what the exercise shows instead of the stub."""
 MARKDOWN_MARKERS = ("<!-- BEGIN SOLUTION -->", "<!-- END SOLUTION -->")
 MARKDOWN_STUB = ("_Your answer here._",)
+
+
+def holds_stub(code: str) -> bool:
+    """True while `code` still holds an exercise's stub: the student has not written that part yet."""
+    return STUB.search(code) is not None
 
 
 class ExerciseFormatError(ValueError):

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextvars
 import functools
 import os
-import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any, Callable, NoReturn, Sequence, TypeVar
 import torch
 
 from ddp_lessons import journal
-from ddp_lessons.base.exercise_format import CODE_STUB
+from ddp_lessons.base.exercise_format import holds_stub
 from ddp_lessons.i18n import tr
 
 Rows = Sequence[dict[str, Any]]
@@ -115,15 +114,11 @@ def recorded(exercise: str) -> Callable[[Check], Check]:
     return decorate
 
 
-STUB = re.compile(r"[ \t]*\n[ \t]*".join(re.escape(line) for line in CODE_STUB))
-"""The stub an exercise leaves where the student writes (`exercise_format.CODE_STUB`, its two lines)."""
-
-
 def written(script: str | os.PathLike) -> None:
     """Assert that `script` no longer holds an exercise's stub: a check that would launch it says so at
     once instead of after a torchrun launch that can only end in NotImplementedError."""
     path = Path(script)
-    if path.is_file() and STUB.search(path.read_text(encoding="utf-8")):
+    if path.is_file() and holds_stub(path.read_text(encoding="utf-8")):
         raise AssertionError(tr("{name} still raises NotImplementedError where it says `# YOUR CODE HERE`: write "
                                 "your code there, run its %%writefile cell again, then this check (nothing was "
                                 "launched)", name=path.name))

@@ -1871,6 +1871,10 @@ SPANISH = {
     "training script not found: {script} (write it first, e.g. with %%writefile, relative to {folder})":
         "no se encuentra el script de entrenamiento: {script} (escríbalo antes, p. ej. con %%writefile, con la ruta "
         "relativa a {folder})",
+    "{script} still raises NotImplementedError where it says `# YOUR CODE HERE`: write your code there and run its "
+    "%%writefile cell again (nothing was launched: every rank would stop there)":
+        "{script} todavía lanza NotImplementedError donde dice `# YOUR CODE HERE`: escriba ahí su código y vuelva a "
+        "ejecutar su celda %%writefile (no se lanzó nada: todos los ranks se detendrían ahí)",
     "unknown backend {backend!r}; choose one of {choices}": "backend desconocido {backend!r}; elija uno de {choices}",
     "backend 'nccl' needs CUDA GPUs and this machine has none; use backend='gloo' (or leave backend unset to choose "
     "automatically)":
