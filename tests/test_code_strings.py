@@ -100,6 +100,24 @@ def test_fields_may_move_and_a_string_only_field_may_translate_its_words():
     cs.check('"100% of the data"', '"el 100% de los datos"')  # a percent sign, not a conversion
 
 
+def test_a_choice_between_strings_in_a_field_may_translate_its_words_but_not_its_test():
+    cs.check("f\"cache {'warm' if warm else 'cold'}\"", "f\"caché {'caliente' if warm else 'fría'}\"")
+    cs.check("f\"{'pinned' if p else 'pageable':8}: x\"", "f\"{'fijada' if p else 'paginable':8}: x\"")
+    cs.check("f\"{'ok' if a else 'late' if b else 'lost'} run\"", "f\"{'bien' if a else 'tarde' if b else 'perdida'} x\"")
+    for spanish in ("f\"caché {'caliente' if frio else 'fría'}\"",  # the test's name
+                    "f\"caché {'caliente' if not warm else 'fría'}\"",  # the test itself
+                    "f\"caché {'caliente' if warm else cold}\"",  # a branch that was a string
+                    "f\"caché {'caliente' if warm else 'fría':4}\""):  # the format
+        with pytest.raises(cs.TranslationError, match="fields"):
+            cs.check("f\"cache {'warm' if warm else 'cold'}\"", spanish)
+    with pytest.raises(cs.TranslationError, match="fields"):  # a string in the test is data
+        cs.check("f\"{'done' if s == 'complete' else 'no'}\"", "f\"{'hecho' if s == 'completo' else 'no'}\"")
+    source = "print(f\"{'the SAME' if same else 'different'} draws\")\n"
+    spanish = cs.translate(source, {"f\"{'the SAME' if same else 'different'} draws\"":
+                                    "f\"sorteos {'los MISMOS' if same else 'distintos'}\""})
+    assert "'los MISMOS' if same else 'distintos'" in spanish and not cs.differences(source, spanish)
+
+
 def test_a_pair_for_data_is_refused_with_the_reason():
     with pytest.raises(cs.TranslationError, match="stays English.*subscript's key"):
         cs.translate(SCRIPT, {'"rank"': '"rango"'})

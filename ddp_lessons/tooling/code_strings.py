@@ -26,7 +26,8 @@ Which tokens are units (the rule, decided from the code itself, never guessed fr
 
 Strings without a word (``", "``, ``"-" * 60``) are never units. A translated string keeps its kind (an
 f-string stays one) and its number of lines; an f-string keeps its ``{fields}`` (order may change;
-a field that is only a string, ``{'variant':<13}``, may translate its words, not its format), a
+a field that is only a string, ``{'variant':<13}``, or a choice between strings,
+``{'warm' if warm else 'cold'}``, may translate its words, not its format or the choice's test), a
 ``str.format`` or ``%`` template its placeholders. Cells start with magics: the first line of a cell
 magic (``%%writefile scripts/x.py``, ``%%ranks``) and every line magic (``%ranks start 2``,
 ``x = %ranks_gather y``) are kept as they are; a ``%%writefile`` of a ``.py`` file is Python, of a
@@ -226,13 +227,33 @@ def words_of(node: ast.AST) -> str:
     return "".join(part.value if isinstance(part, ast.Constant) else "{}" for part in node.values)
 
 
+def _choices(value: ast.AST) -> list[str]:
+    """The strings an f-string's field may show as they are: the field itself when it is only a string
+    (``{'variant':<13}``), or the branches of a choice (``{'warm' if warm else 'cold'}``), never its test."""
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return [value.value]
+    if isinstance(value, ast.IfExp):
+        return _choices(value.body) + _choices(value.orelse)
+    return []
+
+
+def _blank_choices(value: ast.AST) -> ast.AST:
+    """`value` with the strings `_choices` names emptied: what a translation of the field keeps."""
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return ast.Constant("")
+    if isinstance(value, ast.IfExp):
+        return ast.IfExp(value.test, _blank_choices(value.body), _blank_choices(value.orelse))
+    return value
+
+
 def _field_words(node: ast.AST) -> str:
-    """The words of an f-string's fields that are only a string (``{'variant':<13}``, a table's header):
-    a catalog may translate them by hand (their format specs stay)."""
+    """The words of an f-string's fields that are only a string (``{'variant':<13}``, a table's header)
+    or a choice between strings (``{'warm' if warm else 'cold'}``): a catalog may translate them (their
+    format specs and a choice's test stay)."""
     if not isinstance(node, ast.JoinedStr):
         return ""
-    return " ".join(part.value.value for part in node.values if isinstance(part, ast.FormattedValue)
-                    and isinstance(part.value, ast.Constant) and isinstance(part.value.value, str))
+    return " ".join(word for part in node.values if isinstance(part, ast.FormattedValue)
+                    for word in _choices(part.value))
 
 
 def _call_name(call: ast.Call) -> str | None:
@@ -511,12 +532,12 @@ def _parsed(literal: str) -> ast.AST:
 
 def _fields(node: ast.AST) -> Counter:
     """An f-string's fields (expression, conversion, format), each as ast.dump writes it; a field that
-    is only a string (``{'variant':<13}``, a table's header) counts without its words, which translate."""
+    is only a string (``{'variant':<13}``, a table's header) or a choice between strings
+    (``{'warm' if warm else 'cold'}``) counts without those words, which translate."""
     found: Counter = Counter()
     for part in getattr(node, "values", []):
         if isinstance(part, ast.FormattedValue):
-            if _is_str(part.value) and isinstance(part.value, ast.Constant):
-                part = ast.FormattedValue(ast.Constant(""), part.conversion, part.format_spec)
+            part = ast.FormattedValue(_blank_choices(part.value), part.conversion, part.format_spec)
             found[ast.dump(part)] += 1
     return found
 
