@@ -2,7 +2,9 @@
 each wrong ring; the α–β checks pass right functions and hint at the usual mistakes.
 
 The wrong rings are the solution's script with its body replaced, run under torchrun by the check
-itself (slow); `ring_hint`'s other branches get the records a wrong ring would write (fast).
+itself (slow); `ring_hint`'s other branches get the records a wrong ring would write (fast). The ring is the
+exercise as it was before its rework, so its real runs are `extended` (`make test-extended`): `make test` keeps
+its records' tests, and the runner they share with halving-doubling runs there for real.
 """
 import re
 import statistics
@@ -68,6 +70,7 @@ def wrong_ring(solution_script, body: str):
 
 
 @pytest.mark.slow
+@pytest.mark.extended
 def test_the_solution_passes_on_2_3_and_4_ranks(tmp_path, monkeypatch, capsys, solution_script):
     monkeypatch.chdir(tmp_path)
     checks.ring_allreduce(solution_script("16_ring_allreduce", "16_ring.py"))
@@ -76,6 +79,7 @@ def test_the_solution_passes_on_2_3_and_4_ranks(tmp_path, monkeypatch, capsys, s
 
 
 @pytest.mark.slow
+@pytest.mark.extended
 @pytest.mark.parametrize("body, worlds, hint", [
     (NAIVE, (3,), "that is a reduce to one rank and a broadcast back"),
     (WHOLE_TENSORS, (3,), "it sends the whole tensor in each step"),
@@ -89,6 +93,7 @@ def test_wrong_rings_fail_with_their_symptom(tmp_path, monkeypatch, body, worlds
 
 
 @pytest.mark.slow
+@pytest.mark.extended
 @pytest.mark.parametrize("replace, worlds, hint", [
     ({"chunks = tensor.tensor_split(n)": "chunks = tensor.clone().tensor_split(n)"}, (2,),
      "tensor came back unchanged"),
