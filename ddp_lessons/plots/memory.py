@@ -102,6 +102,14 @@ def _groups_axis(ax, positions: Mapping[Any, list[float]], names: Mapping[Any, s
         ax.text(sum(xs) / len(xs), 1.01, names[group], transform=top, ha="center", va="bottom", fontsize=10)
 
 
+def _legend(ax, loc: str) -> None:
+    """The lines and dots first, then the rows as the bars stack them, top row first."""
+    handles, labels = ax.get_legend_handles_labels()
+    rows = [sharding.row_label(row) for row in reversed(ROWS)]
+    order = sorted(range(len(labels)), key=lambda i: (labels[i] in rows, rows.index(labels[i]) if labels[i] in rows else i))
+    ax.legend([handles[i] for i in order], [labels[i] for i in order], fontsize=8, loc=loc)
+
+
 def _bytes_axis(ax) -> None:
     """Bytes with thousands separators; room above the bars for the legend."""
     ax.set_ylim(0, ax.get_ylim()[1] * 1.3)
@@ -152,7 +160,7 @@ def plot_bytes_per_rank(records: Iterable[Record], optimizer: str = "adam") -> F
     ax.set_xlabel(tr("world size (ranks)"))
     _groups_axis(ax, positions, NAMES)
     _bytes_axis(ax)
-    ax.legend(fontsize=8, loc="upper right")
+    _legend(ax, "upper right")
     ax.set_title(tr("After the step, Ψ = {psi:,} parameters with Adam in fp32: bars are the mean over the ranks",
                     psi=psi), fontsize=10, pad=18)
     return fig
@@ -179,7 +187,7 @@ def plot_reshard(records: Iterable[Record]) -> Figure:
         key = f"{RESHARD[strategy]}:{n}"
         _stack(ax, x, ranks, "forward", ROWS, key, labelled)
         after = sum(_mean(ranks, "step", row) for row in ROWS)
-        [line] = ax.plot([x - WIDTH / 2 - 0.08, x + WIDTH / 2 + 0.08], [after, after], color="dimgray",
+        [line] = ax.plot([x - WIDTH / 2, x + WIDTH / 2], [after, after], color="dimgray",
                          linewidth=1.6, linestyle="--",
                          label=tr("total after the step") if "after" not in labelled else None)
         line.set_gid(f"after:{key}")
@@ -188,6 +196,6 @@ def plot_reshard(records: Iterable[Record]) -> Figure:
     ax.set_xlabel("reshard_after_forward")
     _groups_axis(ax, positions, {n: tr("{count} ranks", count=n) for n in positions})
     _bytes_axis(ax)
-    ax.legend(fontsize=8, loc="upper left")
+    _legend(ax, "upper left")
     ax.set_title(tr("FSDP2 at the end of forward (mean over the ranks)"), fontsize=10, pad=18)
     return fig
