@@ -40,11 +40,8 @@ def precision_label(precision: str, lang: str | None = None) -> str:
             "mixed": tr("ZeRO paper: fp16 parameters and gradients, fp32 master copy and states", lang=lang)}[precision]
 
 
-def row_label(row: str, lang: str | None = None) -> str:
-    """The name of a row of the table (`sharding.ROWS` and ``total``) in the notebook's language (or `lang`)."""
-    return {"parameters": tr("parameters", lang=lang), "gradients": tr("gradients", lang=lang),
-            "optimizer": tr("optimizer", lang=lang), "buckets": tr("buckets", lang=lang),
-            "activations": tr("activations", lang=lang), "total": tr("total", lang=lang)}[row]
+row_label = sharding.row_label
+"""The name of a row of the table (`sharding.ROWS` and ``total``) in the notebook's language (or `lang`)."""
 
 
 class MemoryCalculator:

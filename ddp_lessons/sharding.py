@@ -39,6 +39,15 @@ PRECISIONS = {
 ROWS = ("parameters", "gradients", "optimizer", "buckets", "activations")
 
 
+def row_label(row: str, lang: str | None = None) -> str:
+    """The name of a ledger row (`ddp_lessons.memory.ROWS` and ``total``) in the notebook's language (or
+    `lang`): how the lesson's tables, its calculator and its figures print it."""
+    return {"parameters": tr("parameters", lang=lang), "gathered": tr("gathered", lang=lang),
+            "gradients": tr("gradients", lang=lang), "optimizer": tr("optimizer", lang=lang),
+            "buffers": tr("buffers", lang=lang), "buckets": tr("buckets", lang=lang),
+            "activations": tr("activations", lang=lang), "total": tr("total", lang=lang)}[row]
+
+
 def _check(world_size: int, strategy: str, optimizer: str, precision: str = "fp32") -> None:
     if world_size < 1:
         raise ValueError(tr("world_size must be >= 1, got {world_size}", world_size=world_size))

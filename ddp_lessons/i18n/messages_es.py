@@ -1222,6 +1222,27 @@ SPANISH = {
     "precision": "precisión",
     "activations (bytes)": "activaciones (bytes)",
     "parameter tensors T": "tensores de parámetros T",
+    "gathered": "reunidos",
+    "buffers": "buffers",
+    # ddp_lessons.plots.memory (lesson 15)
+    "no bar for strategy {strategy!r}: give records of {known}":
+        "no hay barra para la estrategia {strategy!r}: pase registros de {known}",
+    "no records to plot": "no hay registros que dibujar",
+    "{strategy} on {n} ranks: records of ranks {ranks}, not one per rank":
+        "{strategy} en {n} ranks: registros de los ranks {ranks}, no uno por rank",
+    "the records come from {count} different models: plot one model at a time":
+        "los registros vienen de {count} modelos distintos: dibuje un modelo cada vez",
+    "{strategy} on {n} ranks: the ranks disagree on gradient_as_bucket_view":
+        "{strategy} en {n} ranks: los ranks no coinciden en gradient_as_bucket_view",
+    "bytes per rank": "bytes por rank",
+    "each rank's total": "total de cada rank",
+    "formula (sharding.predict)": "fórmula (sharding.predict)",
+    "world size (ranks)": "world size (ranks)",
+    "After the step, Ψ = {psi:,} parameters with Adam in fp32: bars are the mean over the ranks":
+        "Tras el paso, Ψ = {psi:,} parámetros con Adam en fp32: cada barra es la media sobre los ranks",
+    "total after the step": "total tras el paso",
+    "FSDP2 at the end of forward (mean over the ranks)":
+        "FSDP2 al final de la propagación hacia delante (media sobre los ranks)",
     # ddp_lessons.checks.ring (exercise 16)
     "{function} did not return within {timeout:g} s ({where}): look for a loop that never ends or a receive "
     "nobody sends to":
