@@ -59,6 +59,7 @@ def test_a_loader_without_the_sampler_is_caught_by_its_overlapping_shards(tmp_pa
 
 
 @pytest.mark.slow
+@pytest.mark.extended  # exercise 10's untouched notebook, graded by make test, hangs in this check on a real run
 def test_the_barrier_check_reports_the_hang_and_where_each_rank_waited(tmp_path, fails_with):
     with fails_with("the job hung") as caught:
         checks.ranks_stay_in_step(script_with(BUGS, tmp_path))
