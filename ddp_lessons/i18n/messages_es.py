@@ -862,85 +862,163 @@ SPANISH = {
         "detenido tras la época {stop} y reanudado: las épocas {epochs}, cada una una vez y en el orden que "
         "visita una ejecución sin interrupciones, en los {nproc} ranks",
     # ddp_lessons.checks.restart (exercise 12)
-    "rank 0 never called torch.save: save_snapshot writes the snapshot on rank 0":
-        "el rank 0 nunca llamó a torch.save: save_snapshot escribe el snapshot en el rank 0",
-    "rank {rank} saved too: only rank 0 writes the snapshot (every rank holds the same weights)":
-        "el rank {rank} también guardó: solo el rank 0 escribe el snapshot (todos los ranks tienen los mismos "
-        "pesos)",
-    "rank 0 called torch.save {calls} times for {snapshots} snapshots: once per snapshot":
-        "el rank 0 llamó a torch.save {calls} veces para {snapshots} snapshots: una vez por snapshot",
-    "rank {rank} called dist.barrier() {calls} times for {snapshots} snapshots: call it in save_snapshot after "
-    "rank 0 has written, so no rank goes on before it is complete":
-        "el rank {rank} llamó a dist.barrier() {calls} veces para {snapshots} snapshots: llámela en save_snapshot "
-        "después de que el rank 0 haya escrito, para que ningún rank siga antes de que el snapshot esté completo",
-    "rank {rank} trained steps {steps} of epoch {epoch} in the uninterrupted run: epoch_batches(loader, epoch, 0) "
-    "must yield (step, batch) for every step, numbered from 0":
-        "en la ejecución sin interrupción, el rank {rank} entrenó los pasos {steps} de la época {epoch}: "
-        "epoch_batches(loader, epoch, 0) debe producir (step, batch) para cada paso, numerados desde 0",
-    "rank {rank} trained epochs {first} and {second} in the same order: call loader.sampler.set_epoch(epoch) in "
-    "epoch_batches, so each epoch has its own shuffle (and a resumed epoch the same one as before)":
-        "el rank {rank} entrenó las épocas {first} y {second} en el mismo orden: llame a "
-        "loader.sampler.set_epoch(epoch) en epoch_batches, para que cada época tenga su propio barajado (y una "
-        "época reanudada, el mismo que antes)",
-    "the restarted job began again at epoch 0, step 0: load_snapshot must load the last complete snapshot and "
-    "return its position (epoch {epoch}, step {step})":
-        "el trabajo reiniciado volvió a empezar en la época 0, paso 0: load_snapshot debe cargar el último "
-        "snapshot completo y devolver su posición (época {epoch}, paso {step})",
-    "the last complete snapshot was taken in epoch {epoch} after {step} steps, but the restarted job began at "
-    "step 0 of epoch {epoch}: save the step in the snapshot and return (epoch, step) from load_snapshot":
-        "el último snapshot completo se tomó en la época {epoch} después de {step} pasos, pero el trabajo "
-        "reiniciado empezó en el paso 0 de la época {epoch}: guarde el paso en el snapshot y devuelva "
-        "(epoch, step) desde load_snapshot",
-    "the last complete snapshot held epoch {epoch} after {step} steps, so the restarted job should begin there, "
-    "but rank {rank} began at epoch {began_epoch}, step {began_step}":
-        "el último snapshot completo contenía la época {epoch} después de {step} pasos, así que el trabajo "
-        "reiniciado debería empezar ahí, pero el rank {rank} empezó en la época {began_epoch}, paso {began_step}",
+    "rank 0 wrote straight into the snapshot's path ({writes}): that first empties the file that held the last "
+    "complete snapshot. A rank killed during that write leaves only half a snapshot, and every restart fails to "
+    "load it":
+        "el rank 0 escribió directamente en la ruta del snapshot ({writes}): eso vacía primero el archivo que "
+        "contenía el último snapshot completo. Si se mata a un rank durante esa escritura, solo queda medio "
+        "snapshot, y cada reinicio falla al cargarlo",
+    "never write the path itself, neither with torch.save nor with a copy: write the new snapshot to a temporary "
+    "file in the same folder (e.g. f'{{path}}.tmp'), then rename it onto the path with os.replace(tmp, path), "
+    "which swaps the whole file at once":
+        "no escriba nunca en la propia ruta, ni con torch.save ni con una copia: escriba el snapshot nuevo en un "
+        "archivo temporal de la misma carpeta (p. ej. f'{{path}}.tmp') y después renómbrelo sobre la ruta con "
+        "os.replace(tmp, path), que sustituye el archivo entero de una vez",
+    "rank 0 never saved a snapshot": "el rank 0 nunca guardó un snapshot",
+    "save_snapshot writes the snapshot on rank 0 with torch.save":
+        "save_snapshot escribe el snapshot en el rank 0 con torch.save",
+    "rank {rank} saved too: several processes wrote the same snapshot at once, with identical weights":
+        "el rank {rank} también guardó: varios procesos escribieron el mismo snapshot a la vez, con pesos "
+        "idénticos",
+    "only rank 0 writes the snapshot: if dist.get_rank() == 0: ...":
+        "solo el rank 0 escribe el snapshot: `if dist.get_rank() == 0: ...`",
+    "rank 0 called torch.save {calls} times for {snapshots} snapshots":
+        "el rank 0 llamó a torch.save {calls} veces para {snapshots} snapshots",
+    "save_snapshot saves once each time it is called: one torch.save per snapshot":
+        "save_snapshot guarda una vez cada vez que se le llama: un torch.save por snapshot",
+    "save_snapshot returned on the other ranks before rank 0 had finished writing snapshot {number} of {count}: "
+    "no rank waited for rank 0's write, so a rank could go on, or read the path, while it still held the "
+    "previous snapshot":
+        "save_snapshot retornó en los demás ranks antes de que el rank 0 terminara de escribir el snapshot "
+        "{number} de {count}: ningún rank esperó a la escritura del rank 0, así que un rank podía seguir, o leer "
+        "la ruta, mientras esta aún contenía el snapshot anterior",
+    "end save_snapshot with dist.barrier() on every rank, after rank 0's write and rename: no rank leaves it "
+    "before rank 0 has finished":
+        "termine save_snapshot con dist.barrier() en todos los ranks, después de la escritura y el renombrado "
+        "del rank 0: ningún rank sale de ella antes de que el rank 0 haya terminado",
+    "in the uninterrupted run rank {rank} trained steps {steps} of epoch {epoch}":
+        "en la ejecución sin interrupción, el rank {rank} entrenó los pasos {steps} de la época {epoch}",
+    "from step 0 (nothing trained yet) epoch_batches yields every batch of the epoch, each with its step, "
+    "numbered from 0":
+        "desde el paso 0 (nada entrenado aún), epoch_batches produce todos los lotes de la época, cada uno con "
+        "su paso, numerados desde 0",
+    "in the uninterrupted run rank {rank} trained epochs {first} and {second} with the same batches in the same "
+    "order: every epoch repeats the first one's shuffle":
+        "en la ejecución sin interrupción, el rank {rank} entrenó las épocas {first} y {second} con los mismos "
+        "lotes en el mismo orden: cada época repite el barajado de la primera",
+    "a DistributedSampler shuffles with seed + epoch, and its epoch is what set_epoch last set (0 in a new "
+    "sampler): call loader.sampler.set_epoch(epoch) in epoch_batches, before iterating":
+        "un DistributedSampler baraja con seed + epoch, y su época es la que fijó set_epoch por última vez (0 en "
+        "un sampler nuevo): llame a loader.sampler.set_epoch(epoch) en epoch_batches, antes de iterar",
+    "the restarted job began again at epoch 0, step 0, though the last complete snapshot held epoch {epoch} after "
+    "{step} steps: everything before was trained twice":
+        "el trabajo reiniciado volvió a empezar en la época 0, paso 0, aunque el último snapshot completo "
+        "contenía la época {epoch} después de {step} pasos: todo lo anterior se entrenó dos veces",
+    "load_snapshot loads the snapshot at path when there is one and returns the position it holds, (epoch, step); "
+    "(0, 0) only without a snapshot":
+        "load_snapshot carga el snapshot de path cuando lo hay y devuelve la posición que contiene, (epoch, "
+        "step); (0, 0) solo si no hay snapshot",
+    "the restarted job began at step 0 of epoch {epoch}, but the last complete snapshot was taken after {step} "
+    "steps of it: those {step} batches were trained twice":
+        "el trabajo reiniciado empezó en el paso 0 de la época {epoch}, pero el último snapshot completo se tomó "
+        "después de {step} pasos de ella: esos {step} lotes se entrenaron dos veces",
+    "keep the step in the snapshot (save_snapshot's step) and return (epoch, step) from load_snapshot":
+        "guarde el paso en el snapshot (el argumento `step` de save_snapshot) y devuelva `(epoch, step)` desde "
+        "load_snapshot",
+    "pass map_location=device to torch.load, the rank's own device that load_snapshot receives":
+        "pase map_location=device a torch.load, el dispositivo propio del rank que recibe load_snapshot",
+    "pass map_location=device, the device load_snapshot receives, not a fixed cuda:N":
+        "pase map_location=device, el dispositivo que recibe load_snapshot, no un cuda:N fijo",
     "rank {rank} trained no step after the restart": "el rank {rank} no entrenó ningún paso después del reinicio",
-    "rank {rank} resumed at step {step} of epoch {epoch} but trained the epoch from its first batch: "
-    "epoch_batches(loader, epoch, first_step) must skip the first {step} batches":
-        "el rank {rank} reanudó en el paso {step} de la época {epoch}, pero entrenó la época desde su primer "
-        "lote: epoch_batches(loader, epoch, first_step) debe saltarse los {step} primeros lotes",
-    "rank {rank} skipped the right batches but numbered the first one step 0, not {step}: yield each batch with "
-    "its step number in the epoch (enumerate the whole loader, then skip)":
-        "el rank {rank} se saltó los lotes correctos, pero numeró el primero como paso 0, no {step}: produzca "
-        "cada lote con su número de paso en la época (enumere todo el loader y después salte)",
-    "rank {rank} resumed at epoch {epoch}, step {step}, but its first step after the restart was epoch "
-    "{first_epoch}, step {first_step}: epoch_batches must start at first_step":
-        "el rank {rank} reanudó en la época {epoch}, paso {step}, pero su primer paso tras el reinicio fue la "
-        "época {first_epoch}, paso {first_step}: epoch_batches debe empezar en first_step",
-    "rank {rank} resumed at epoch {epoch}, step {step} with other samples than the uninterrupted run trained "
-    "there: call loader.sampler.set_epoch(epoch) before iterating, so the restarted process draws the epoch's "
-    "own order, then skip the steps already done":
-        "el rank {rank} reanudó en la época {epoch}, paso {step}, con otras muestras que las que entrenó ahí la "
-        "ejecución sin interrupción: llame a loader.sampler.set_epoch(epoch) antes de iterar, para que el "
-        "proceso reiniciado obtenga el orden propio de la época, y después sáltese los pasos ya hechos",
-    "rank {rank} trained other batches after the restart than the uninterrupted run from epoch {epoch}, step "
-    "{step} on: every later step once, in the epoch's order":
-        "tras el reinicio, el rank {rank} entrenó otros lotes que la ejecución sin interrupción desde la época "
-        "{epoch}, paso {step}: cada paso posterior, una vez, en el orden de la época",
+    "after load_snapshot the loop goes on from the position it returned: return the snapshot's (epoch, step), "
+    "and let epoch_batches yield the steps from first_step on":
+        "después de load_snapshot, el bucle sigue desde la posición que devolvió: devuelva el (epoch, step) del "
+        "snapshot, y que epoch_batches produzca los pasos desde first_step en adelante",
+    "the snapshot's step is the number of that epoch's steps already trained, and steps count from 0: the first "
+    "step to train after a resume is that number itself. Neither load_snapshot nor epoch_batches adds or takes "
+    "away one":
+        "el paso del snapshot es el número de pasos de esa época ya entrenados, y los pasos se cuentan desde 0: "
+        "el primer paso que hay que entrenar tras una reanudación es ese mismo número. Ni load_snapshot ni "
+        "epoch_batches suman ni restan uno",
+    "after the restart rank {rank} trained epoch {epoch} from its first batch again, though the snapshot already "
+    "held {step} steps of it: those batches were trained twice":
+        "después del reinicio, el rank {rank} volvió a entrenar la época {epoch} desde su primer lote, aunque el "
+        "snapshot ya contenía {step} pasos de ella: esos lotes se entrenaron dos veces",
+    "epoch_batches(loader, epoch, first_step) yields the epoch's batches from step first_step on: leave out the "
+    "first first_step batches of the epoch's order":
+        "epoch_batches(loader, epoch, first_step) produce los lotes de la época desde el paso first_step en "
+        "adelante: deje fuera los first_step primeros lotes del orden de la época",
+    "after the restart rank {rank} trained the batch of epoch {epoch}, step {again} again: the snapshot already "
+    "held its update, so that batch counted twice":
+        "después del reinicio, el rank {rank} volvió a entrenar el lote de la época {epoch}, paso {again}: el "
+        "snapshot ya contenía su actualización, así que ese lote contó dos veces",
+    "after the restart rank {rank} went on with the batch of epoch {epoch}, step {next}: the batch of step {step}, "
+    "the first one the snapshot did not hold, was never trained":
+        "después del reinicio, el rank {rank} siguió con el lote de la época {epoch}, paso {next}: el lote del "
+        "paso {step}, el primero que el snapshot no contenía, nunca se entrenó",
+    "after the restart rank {rank} trained epoch {epoch} with the batches epoch 0 has at those steps: the "
+    "restarted process drew epoch 0's shuffle, not epoch {epoch}'s":
+        "después del reinicio, el rank {rank} entrenó la época {epoch} con los lotes que la época 0 tiene en esos "
+        "pasos: el proceso reiniciado obtuvo el barajado de la época 0, no el de la época {epoch}",
+    "a restarted process builds a new DistributedSampler, whose epoch is 0: call loader.sampler.set_epoch(epoch) "
+    "in epoch_batches every time, also when it resumes in the middle of an epoch":
+        "un proceso reiniciado construye un DistributedSampler nuevo, cuya época es 0: llame a "
+        "loader.sampler.set_epoch(epoch) en epoch_batches siempre, también cuando reanuda en mitad de una época",
+    "after the restart rank {rank} trained the right batch but numbered it epoch {got_epoch}, step {got_step}, not "
+    "epoch {epoch}, step {step}":
+        "después del reinicio, el rank {rank} entrenó el lote correcto, pero lo numeró como época {got_epoch}, "
+        "paso {got_step}, no como época {epoch}, paso {step}",
+    "number each batch with its step in the whole epoch: the first one after a resume at first_step is step "
+    "first_step, not 0":
+        "numere cada lote con su paso en la época completa: el primero tras reanudar en first_step es el paso "
+        "first_step, no el 0",
+    "after the restart rank {rank} began at epoch {got_epoch}, step {got_step} with other samples than the "
+    "uninterrupted run trained at epoch {epoch}, step {step}":
+        "después del reinicio, el rank {rank} empezó en la época {got_epoch}, paso {got_step}, con otras "
+        "muestras que las que entrenó la ejecución sin interrupción en la época {epoch}, paso {step}",
+    "the restarted job trains, from the snapshot's position on, the batches the uninterrupted run trained there: "
+    "the epoch's own shuffle, from step first_step on":
+        "el trabajo reiniciado entrena, desde la posición del snapshot en adelante, los lotes que la ejecución "
+        "sin interrupción entrenó ahí: el barajado propio de la época, desde el paso first_step en adelante",
+    "after the restart rank {rank} trained other batches than the uninterrupted run from epoch {epoch}, step "
+    "{step} on (the first difference: epoch {at_epoch}, step {at_step})":
+        "después del reinicio, el rank {rank} entrenó otros lotes que la ejecución sin interrupción desde la "
+        "época {epoch}, paso {step} (la primera diferencia: época {at_epoch}, paso {at_step})",
+    "every step once, in each epoch's own order: set the sampler's epoch each time epoch_batches is called, and "
+    "leave out only the steps the snapshot already holds":
+        "cada paso una vez, en el orden propio de cada época: fije la época del sampler cada vez que se llama a "
+        "epoch_batches, y deje fuera solo los pasos que el snapshot ya contiene",
+    "the restarted job could not load the snapshot: its weights are named {keys}..., with the 'module.' of the "
+    "DDP wrapper, and load_snapshot loads them into the plain model, whose names have no such prefix":
+        "el trabajo reiniciado no pudo cargar el snapshot: sus pesos se llaman {keys}..., con el 'module.' del "
+        "envoltorio de DDP, y load_snapshot los carga en el modelo sin envolver, cuyos nombres no llevan ese "
+        "prefijo",
+    "save ddp_model.module.state_dict(), the weights of the model inside the DDP wrapper: a plain model loads "
+    "them":
+        "guarde ddp_model.module.state_dict(), los pesos del modelo que está dentro del envoltorio de DDP: un "
+        "modelo sin envolver los carga",
+    "the restarted processes start with the snapshot the killed job left at the path: run the script twice with "
+    "the same --snapshot to see the error, and make load_snapshot load that file":
+        "los procesos reiniciados arrancan con el snapshot que el trabajo al que se mató dejó en la ruta: ejecute "
+        "el script dos veces con el mismo --snapshot para ver el error, y haga que load_snapshot cargue ese "
+        "archivo",
+    "no rank loaded the snapshot after the restart": "ningún rank cargó el snapshot después del reinicio",
+    "load_snapshot loads the snapshot on every rank when there is one":
+        "load_snapshot carga el snapshot en todos los ranks cuando lo hay",
+    "rank {rank} resumed at the right step with the right batches but ended with other weights than the "
+    "uninterrupted run ({got} != {expected})":
+        "el rank {rank} reanudó en el paso correcto con los lotes correctos, pero terminó con otros pesos que la "
+        "ejecución sin interrupción ({got} != {expected})",
+    "the snapshot holds, and load_snapshot restores, the weights and the optimizer's state (SGD's momentum): "
+    "model.load_state_dict and optimizer.load_state_dict":
+        "el snapshot contiene, y load_snapshot restaura, los pesos y el estado del optimizador (el momento de "
+        "SGD): model.load_state_dict y optimizer.load_state_dict",
     "the script fails even without a crash; fix this first:\n{error}":
         "el script falla incluso sin provocar ningún fallo; corrija esto primero:\n{error}",
-    "rank 0 wrote the snapshot path itself ({writes}): that truncates the last complete snapshot first (a copy "
-    "too), so a rank killed in the middle leaves only a broken file, and every restart fails to load it. Write "
-    "to a temporary file (e.g. f'{{path}}.tmp') and rename it with os.replace(tmp, path), so the file at the "
-    "snapshot path is always complete":
-        "el rank 0 escribió en la propia ruta del snapshot ({writes}): eso trunca primero el último snapshot "
-        "completo (una copia también), así que un rank al que se mata a mitad deja solo un archivo roto, y cada "
-        "reinicio falla al cargarlo. Escriba en un archivo temporal (p. ej. f'{{path}}.tmp') y renómbrelo con "
-        "os.replace(tmp, path), para que el archivo de la ruta del snapshot esté siempre completo",
     "the given loop should snapshot in the middle of epochs; it saved at {saved_at}":
         "el bucle ya escrito debería guardar snapshots en mitad de las épocas; guardó en {saved_at}",
     "after rank 0 was killed while writing a snapshot, the restarted job failed:\n{failure}":
         "después de que se matara al rank 0 mientras escribía un snapshot, el trabajo reiniciado falló:\n{failure}",
-    "call torch.load(..., weights_only=True): it loads tensors only and refuses pickled code":
-        "llame a torch.load(..., weights_only=True): solo carga tensores y rechaza el código serializado con "
-        "pickle",
-    "rank {rank} resumed at the right step with the right batches but ended with other weights than the "
-    "uninterrupted run ({got} != {expected}): save and load the model's weights *and* the optimizer state "
-    "(momentum)":
-        "el rank {rank} reanudó en el paso correcto con los lotes correctos, pero terminó con otros pesos que la "
-        "ejecución sin interrupción ({got} != {expected}): guarde y cargue los pesos del modelo *y* el estado "
-        "del optimizador (el momento)",
     "rank 0 was killed while writing the snapshot of epoch {killed_epoch}, step {killed_step}; the job restarted "
     "at epoch {epoch}, step {step} (the last complete snapshot), trained the same batches as the uninterrupted "
     "run and ended bit-identical to it ({expected})":

@@ -15,8 +15,12 @@ would, at the first moment the snapshot itself is written:
 
 A snapshot written in place or copied into place is then broken; one written to a temporary file and
 renamed is not. The calls go to the record 'snapshot-io-attempt<n>' of this rank, even when the script
-fails: 'saves' (paths), 'loads' (path, weights_only), 'barriers', and 'snapshot_writes' (how the
-snapshot was written other than by a rename, e.g. "open(..., 'wb')").
+fails: 'saves' (paths), 'loads' (path, weights_only, map_location as a string), 'barriers', and
+'snapshot_writes' (how the snapshot was written other than by a rename, e.g. "open(..., 'wb')");
+'events', their order: "save" (a torch.save), "snapshot" (a write of the snapshot: a torch.save or an
+open for writing into it, a rename onto it), "barrier", "load"; 'module_keys', the keys starting with
+"module." in what torch.save was given (a DDP wrapper's state dict; a few); 'device', the rank's own
+device (`backend.choose`, as the course's scripts pick it).
 """
 
 import builtins
@@ -28,7 +32,7 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 
-from ddp_lessons import records
+from ddp_lessons import backend, records
 from ddp_lessons.i18n import tr
 from ddp_lessons.runtime.contract import CRASH_AT_SAVE_ENV, RESTART_COUNT_ENV
 from ddp_lessons.scripts import run_as_main
@@ -50,13 +54,24 @@ def _snapshot_arg(args: list[str]) -> str | None:
     return None
 
 
+def _module_keys(obj, depth: int = 2) -> list[str]:
+    """The keys starting with "module." in `obj` and the dicts it holds, `depth` levels down (a few)."""
+    if not isinstance(obj, dict):
+        return []
+    keys = [key for key in obj if isinstance(key, str) and key.startswith("module.")]
+    if depth:
+        keys += [key for value in obj.values() for key in _module_keys(value, depth - 1)]
+    return keys[:3]
+
+
 def crash_during_snapshot(script: str, script_args: list[str]) -> None:
     """Run `script` as __main__ in this rank with its snapshot I/O observed (and rank 0 crashing)."""
     rank = int(os.environ["RANK"])
     attempt = int(os.environ.get(RESTART_COUNT_ENV, 0))
     crash_at = int(os.environ.get(CRASH_AT_SAVE_ENV, -1)) if rank == 0 and attempt == 0 else -1
     snapshot = _snapshot_arg(script_args)
-    seen = {"saves": [], "loads": [], "barriers": 0, "snapshot_writes": []}
+    seen = {"saves": [], "loads": [], "barriers": 0, "snapshot_writes": [], "events": [], "module_keys": [],
+            "device": str(backend.choose().device)}
     armed = {"now": False}  # the k-th save wrote elsewhere: die at the next write of the snapshot
     real = {"save": torch.save, "load": torch.load, "barrier": dist.barrier, "open": builtins.open,
             "replace": os.replace, "rename": os.rename}
@@ -73,8 +88,11 @@ def crash_during_snapshot(script: str, script_args: list[str]) -> None:
     def save(obj, f, *args, **kwargs):
         target = _name(f)
         seen["saves"].append(target)
+        seen["events"].append("save")
+        seen["module_keys"] = seen["module_keys"] or _module_keys(obj)
         if in_snapshot(target):
             seen["snapshot_writes"].append("torch.save")
+            seen["events"].append("snapshot")
         if len(seen["saves"]) - 1 != crash_at:
             return real["save"](obj, f, *args, **kwargs)
         if not in_snapshot(target):
@@ -95,6 +113,7 @@ def crash_during_snapshot(script: str, script_args: list[str]) -> None:
         writing = any(flag in mode for flag in "wax+")
         if writing and isinstance(file, (str, os.PathLike)) and in_snapshot(_name(file)):
             seen["snapshot_writes"].append(f"open(..., {mode!r})")
+            seen["events"].append("snapshot")
             handle = real["open"](file, mode, *args, **kwargs)
             if armed["now"]:
                 handle.close()
@@ -106,17 +125,22 @@ def crash_during_snapshot(script: str, script_args: list[str]) -> None:
         def rename(src, dst, *args, **kwargs):
             if armed["now"] and in_snapshot(_name(dst)):
                 die(tr("just before os.{kind} onto the snapshot", kind=kind))
+            if in_snapshot(_name(dst)):
+                seen["events"].append("snapshot")
             return real[kind](src, dst, *args, **kwargs)
         return rename
 
     def load(f, *args, **kwargs):
-        seen["loads"].append({"path": _name(f), "weights_only": kwargs.get("weights_only")})
+        seen["loads"].append({"path": _name(f), "weights_only": kwargs.get("weights_only"),
+                              "map_location": str(kwargs.get("map_location", args[0] if args else None))})
+        seen["events"].append("load")
         return real["load"](f, *args, **kwargs)
 
     def barrier(*args, **kwargs):
         if armed["now"]:
             die(tr("at dist.barrier(): the snapshot itself was never written"))
         seen["barriers"] += 1
+        seen["events"].append("barrier")
         return real["barrier"](*args, **kwargs)
 
     torch.save, torch.load, dist.barrier = save, load, barrier
