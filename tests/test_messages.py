@@ -26,8 +26,8 @@ import ddp_lessons
 from ddp_lessons import comm_model, i18n, sampling, traffic
 from ddp_lessons import plots as plots_package
 from ddp_lessons.base import scaling_results
-from ddp_lessons.plots import (collectives, comm, coverage, diagrams, gradients, grading, measure, precision,
-                               pipeline, report_card, scaling, timeline, training)
+from ddp_lessons.plots import (collectives, comm, coverage, diagrams, gradients, grading, measure, memory,
+                               pipeline, precision, report_card, scaling, timeline, training)
 from ddp_lessons.plots.figures import new_figure
 
 PACKAGE = Path(ddp_lessons.__file__).resolve().parent
@@ -191,6 +191,19 @@ def loss_rows(offset=0):
     return [{"rank": r, "epochs": [offset, offset + 1, offset + 2], "loss": [1.5 - r / 10, 0.75, 0.25]} for r in (0, 1)]
 
 
+def memory_records(forward: bool = False) -> list[dict]:
+    """Lesson 15's records (`plots.memory`): DDP and FSDP2 on 2 ranks, or FSDP2 resharding and not (`forward`)."""
+    def ledger(parameters, gathered=0):
+        return {"parameters": parameters, "gathered": gathered, "gradients": parameters, "optimizer": 2 * parameters,
+                "buffers": 0, "buckets": 0, "activations": 64}
+    shapes = [[4, 3], [4]]
+    cases = [("fsdp", ledger(32), ledger(32)), ("fsdp-keep", ledger(32), ledger(32, 32))] if forward else [
+        ("ddp", ledger(64), {}), ("fsdp", ledger(32), {})]
+    return [{"strategy": strategy, "world_size": 2, "rank": rank, "shapes": shapes, "bucket_view": True,
+             "step": {**step, "total": sum(step.values())}, "forward": end_of_forward}
+            for strategy, step, end_of_forward in cases for rank in range(2)]
+
+
 def figures() -> dict:
     """{plot function: a call drawing it from small data, with the names a Spanish notebook would pass}."""
     fitted, large = sweep()
@@ -232,6 +245,8 @@ def figures() -> dict:
             {"lote 32": {"loss": [2.5, 1.5, 0.75], "global_batch": 32}}, eval_every=5),
         pipeline.plot_data_wait: lambda: pipeline.plot_data_wait(
             [[{"num_workers": n, "wait_s": [0.5, 0.0125, 0.0125], "compute_s": [0.0025] * 3} for n in (0, 2)]] * 2),
+        memory.plot_bytes_per_rank: lambda: memory.plot_bytes_per_rank(memory_records()),
+        memory.plot_reshard: lambda: memory.plot_reshard(memory_records(forward=True)),
         precision.plot_precision_runs: lambda: precision.plot_precision_runs([run, {**run, "name": "bf16"}]),
         scaling.plot_speedup: lambda: scaling.plot_speedup(bench_doc, ["cnn/weak"]),
         scaling.plot_efficiency: lambda: scaling.plot_efficiency(bench_doc, ["cnn/weak", "mlp/weak"]),

@@ -58,7 +58,7 @@ REQUIRE_EVERY_NOTEBOOK = True
 """True: every English lesson and exercise has a catalog, so one added without its Spanish fails
 `--check` and tests/test_translations.py. (False only while a course is being translated: an English
 notebook without a catalog is then just listed as not yet translated.)"""
-REQUIRE_CODE_TRANSLATED = False
+REQUIRE_CODE_TRANSLATED = True
 """False while the lessons' code strings are being translated: a catalog without code sections (its
 code still English, its outputs the English run's) is listed by `--check` as pending, not as a problem.
 True once every notebook's code is translated: then it fails like any missing translation."""
