@@ -21,6 +21,7 @@ import ddp_lessons
 from ddp_lessons import checks, i18n, quiz
 from ddp_lessons.tooling import catalogs, cli, code_strings, translations
 from ddp_lessons.tooling.course import machine_paths
+from ddp_lessons.i18n.labels import LABELS
 from ddp_lessons.i18n.messages_es import SPANISH
 from helpers import ROOT
 
@@ -187,7 +188,23 @@ def tr_templates() -> dict[str, str]:
                 where = f"{path.relative_to(ROOT)}:{node.lineno}"
                 assert node.args and isinstance(node.args[0], ast.Constant), f"{where}: tr needs a literal template"
                 found[node.args[0].value] = where
+    for value in LABELS:  # i18n.label(value): a value the code keeps and compares, shown in the table's words
+        found.setdefault(value, f"ddp_lessons/i18n/labels.py: {value!r}")
     return found
+
+
+def test_a_label_shows_the_value_in_the_notebook_s_language_and_refuses_an_unlisted_one():
+    assert i18n.label("without barrier", lang="en") == "without barrier"
+    assert i18n.label("without barrier", lang="es") == "sin barrera"
+    assert i18n.label("weak scaling ahead", lang="es") == SPANISH["weak scaling ahead"] != "weak scaling ahead"
+    with pytest.raises(KeyError, match="labels.py"):
+        i18n.label("a case nobody listed", lang="es")
+
+
+def test_the_table_test_would_catch_a_label_without_its_spanish(monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "LABELS", LABELS | {"a new case"})
+    with pytest.raises(AssertionError, match="a new case"):
+        test_every_message_template_has_its_spanish_with_the_same_fields()
 
 
 def fields(template: str) -> set[str]:
