@@ -23,12 +23,12 @@ from pathlib import Path
 ENGLISH = frozenset("""
 the and of is are was were with from this that these those each every per after before ahead not it its
 on at by for to be been has have had which when while than then only same all one two first last yet did
-does done got gets into out over under still just but or if so you your we our they there here what who
+does done got gets into over under still just but or if so you your we our they there here what who
 how why will would can could should must may might off instead both between without within because
-scaling weak strong speedup slower faster wins lost race races where wrong right correct measured
-predicted seconds step steps time times total found missing ready running stopped started finished waiting
-rank's ranks' sent received saw saw loaded saved kept dropped skipped none true false overlap overlaps
-exactly nearly about more less most least fits fit fails failed passed ok
+scaling weak strong speedup slower faster wins lost race races where wrong right measured
+predicted seconds step steps time times found missing ready running stopped started finished waiting
+rank's ranks' sent received saw loaded saved kept dropped skipped none true false overlap overlaps
+exactly nearly about more less most least fits fit fails failed passed ok thread threads reported residual
 """.split())
 """English words a Spanish output should not hold outside code (lower case)."""
 
@@ -38,8 +38,9 @@ _TOKEN = re.compile(r"[\w'.:/=+-]*\w")
 _WORD = re.compile(r"[A-Za-z]+(?:'s?)?")
 _TORCH = re.compile(r"Traceback|^\s*File \"|Error:|Warning:|^\s*\^+\s*$")
 _IPYTHON = re.compile(r"^<Figure size|^(Writing|Overwriting) \S+$|^(VBox|HBox)\(children=")
-_CODE_LINE = re.compile(r"^[-+ ]?\s*(def|for|if|elif|else|with|return|from|import|class|while|try|except|@@|---|\+\+\+)\b|"
-                        r"\w\(.*\)\s*$|^[-+ ]?\s*[\w.\[\]]+\s*[-+*/]?=\s")
+_CODE_LINE = re.compile(r"^[-+ ]?\s*(def|for|if|elif|else|with|return|from|import|class|while|try|except|raise|@@|---|"
+                        r"\+\+\+)\b|^[-+ ]?\s*[\w.]+\(.*\)\)?\s*$|^[-+ ]?\s*[\w.\[\]\"', ]+\s*[-+*/]?=\s")
+_CALL = re.compile(r"(?<![\w-])[\w.]+\([^()]*\)")  # step(), torch.ones(3): code inside a sentence
 PYTHON_VALUES = frozenset({"True", "False", "None"})
 
 
@@ -67,7 +68,7 @@ def english(line: str) -> list[str]:
         return []
     if _CODE_LINE.search(line):  # code shown in an output (a listing, a diff): only its comment is read
         line = line.partition("# ")[2]
-    prose = _CODE.sub(" ", line)
+    prose = _CALL.sub(" ", _CODE.sub(" ", line))
     words = []
     for token in _TOKEN.findall(prose):
         if _WORD.fullmatch(token) and token not in PYTHON_VALUES and token.lower().removesuffix("'s") in ENGLISH:
