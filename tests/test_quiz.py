@@ -211,10 +211,10 @@ def test_the_prediction_stores_text_and_html_without_the_answer():
 
 def test_forms_speak_spanish():
     guess = quiz.Prediction(**{**P, "unit": "buckets"}, lang="es")
-    assert guess.commit("1,5", confidence="guess") == ("Predicción registrada: 1.5 buckets (adivinando). Ejecute las "
+    assert guess.commit("1,5", confidence="guess") == ("Predicción registrada: 1,5 buckets (adivinando). Ejecute las "
                                                       "celdas siguientes: la ejecución lo mide.")
     assert quiz.Reveal("q", 3, guess.first, "buckets", lang="es").verdict() == \
-        "Usted predijo 1.5 buckets; se midió 3 buckets (error de 2×)."
+        "Usted predijo 1,5 buckets; se midió 3 buckets (error de 2×)."
 
 
 LESSONS = sorted(path.name[:2] for path in (Path(__file__).parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb")
