@@ -13,8 +13,8 @@ LABELS = frozenset({
     "rank 0's", "own",
     # lessons 8 and 11: the race cases of a rank-0 write and the other ranks' read
     "without barrier", "with barrier", "without barrier, rank 1 later",
-    # lesson 8: which weights a rank loaded
-    "new", "OLD", "unknown",
+    # lesson 8: which weights a rank loaded; how a barrier ended
+    "new", "OLD", "unknown", "passed", "failed",
     # lesson 9: weak or strong scaling, and which one is ahead
     "weak", "strong", "weak scaling ahead", "strong scaling ahead", "about even",
     # lesson 10: one seed for every rank, or one per rank

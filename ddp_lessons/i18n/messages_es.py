@@ -2212,8 +2212,8 @@ SPANISH = {
         "los lotes del rank {rank} vinieron de {seen} proceso(s) worker, no de los num_workers={workers} que pidió",
     "pass num_workers to the DataLoader you return": "pase num_workers al DataLoader que devuelve",
 
-    # ddp_lessons.i18n.labels: values a lesson keeps, compares and shows (i18n.label); "missing" and
-    # "unknown" are listed above, with the same words
+    # ddp_lessons.i18n.labels: values a lesson keeps, compares and shows (i18n.label); "missing", "unknown",
+    # "passed" and "failed" are listed above, with the same words
     "rank 0's": "del rank 0",
     "own": "propios",
     "without barrier": "sin barrera",
