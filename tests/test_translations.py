@@ -96,6 +96,30 @@ def test_stored_outputs_come_from_a_spanish_run_of_its_current_code_or_are_the_e
             assert (mine.outputs, mine.execution_count) == (theirs.outputs, theirs.execution_count), mine.id
 
 
+def shown_text(notebook) -> str:
+    """What a notebook's code cells printed and displayed (streams and text/plain), one string."""
+    return "\n".join("".join(output.get("text", "")) + "".join(output.get("data", {}).get("text/plain", ""))
+                     for cell in notebook.cells if cell.cell_type == "code" for output in cell.get("outputs", []))
+
+
+SPOKEN_LABELS = sorted(value for value in LABELS if " " in value and SPANISH[value] != value)
+"""The labels of several words that Spanish says differently (one word, "new", "same", also names code)."""
+
+
+@pytest.mark.parametrize("edition", LESSONS, ids=ids(LESSONS))
+def test_a_spanish_run_shows_the_lesson_s_labels_in_spanish(edition):
+    """A label the English run printed is not in the Spanish run's outputs (which verdict a run prints
+    depends on the run, so the Spanish words are not required)."""
+    spanish = nbformat.read(edition.target, as_version=4)
+    if translations.run_record(spanish) is None:
+        pytest.skip("no Spanish run stored yet: its outputs are the English ones")
+    english_shown = shown_text(nbformat.read(edition.source, as_version=4))
+    spanish_shown = shown_text(spanish)
+    for value in SPOKEN_LABELS:
+        if value in english_shown:
+            assert value not in spanish_shown, f"{edition.name(edition.target)} shows {value!r} in English"
+
+
 @pytest.mark.parametrize("folder", ["notebooks", "notebooks/es"])
 def test_stored_outputs_show_no_machine_path(folder):
     shown = {path.name: found for path in sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb"))
