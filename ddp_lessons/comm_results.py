@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
-from ddp_lessons import comm_model
+from ddp_lessons import comm_model, i18n
 from ddp_lessons.i18n import number, tr
 from ddp_lessons.base import scaling_results
 
@@ -150,10 +150,23 @@ def best_caps(rows: Sequence[dict[str, Any]]) -> dict[str, float | None]:
     return {"predicted": predicted["bucket_cap_mb"], "measured": measured["bucket_cap_mb"]}
 
 
-def references() -> dict[str, Any]:
-    """Published figures the lesson and the bench compare with (sources inside)."""
+REFERENCE_WORDS = ("setup", "note", "source", "setting")
+"""The fields of a reference a learner reads as words: the file holds their Spanish under each entry's "es"."""
+
+
+def references(lang: str | None = None) -> dict[str, Any]:
+    """Published figures the lesson and the bench compare with (sources inside), their words
+    (`REFERENCE_WORDS`) in the notebook's language (or `lang`); the figures themselves as published."""
     path = resources.files("ddp_lessons") / "data" / "comm_references.json"
-    return json.loads(path.read_text())
+    lang = lang or i18n.language()
+
+    def speak(entry: dict[str, Any]) -> dict[str, Any]:
+        shown = {key: value for key, value in entry.items() if key not in i18n.LANGUAGES}
+        return {**shown, **(entry.get(lang, {}) if lang != i18n.SOURCE else {})}
+
+    return {key: [speak(entry) for entry in value] if isinstance(value, list) else
+            speak(value) if isinstance(value, dict) else value
+            for key, value in json.loads(path.read_text(encoding="utf-8")).items()}
 
 
 def save(document: dict[str, Any], path: str | Path) -> Path:

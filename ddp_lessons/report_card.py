@@ -252,8 +252,8 @@ def lines(card: Card) -> list[str]:
     if card.predictions:
         out += ["", tr("Numeric predictions:", lang=lang)]
         out += ["  " + tr("{lesson}-{question}: you predicted {predicted}, measured {measured} ({off})", lang=lang,
-                          lesson=p["lesson"], question=p["question"], predicted=amount(p["predicted"], p["unit"]),
-                          measured=amount(p["measured"], p["unit"]), off=_off(p, lang)) for p in card.predictions]
+                          lesson=p["lesson"], question=p["question"], predicted=amount(p["predicted"], p["unit"], lang),
+                          measured=amount(p["measured"], p["unit"], lang), off=_off(p, lang)) for p in card.predictions]
     if card.revisit:
         out += ["", tr("To revisit:", lang=lang)]
         for miss in card.revisit:
@@ -268,7 +268,7 @@ def lines(card: Card) -> list[str]:
 def _off(row: dict, lang: str) -> str:
     if row["off_by"] is None:
         return tr("off by {difference}", lang=lang, difference=amount(abs(row["predicted"] - row["measured"]),
-                                                                      row["unit"]))
+                                                                      row["unit"], lang))
     if row["off_by"] == 1:
         return tr("exactly right", lang=lang)
     return tr("off by {ratio:.3g}×", lang=lang, ratio=row["off_by"])

@@ -1,5 +1,8 @@
 """bench-comm's results: sweep points from rank records, predicted vs measured rows, the table, the
 shipped references (synthetic records, no launch)."""
+import json
+from pathlib import Path
+
 import pytest
 
 from ddp_lessons import comm_model, comm_results
@@ -66,6 +69,21 @@ def test_references_name_their_sources():
     assert 1 - resnet50["ddp_1gpu_ex_s"] / resnet50["no_ddp_ex_s"] == pytest.approx(0.030, abs=0.001)
     losses = [1 - m["ddp_1gpu_ex_s"] / m["no_ddp_ex_s"] for m in refs["ddp_benchmark"]["p50_s_per_iter"].values()]
     assert (round(min(losses), 3), round(max(losses), 3)) == (0.014, 0.051)  # the README's 1.4-5.1 %
+
+
+def test_references_read_in_the_notebook_s_language_with_the_same_figures():
+    english, spanish = comm_results.references("en"), comm_results.references("es")
+    entries = [(e, s) for kind in ("nccl_tests", "gloo") for e, s in zip(english[kind], spanish[kind])]
+    entries.append((english["ddp_benchmark"], spanish["ddp_benchmark"]))
+    raw = json.loads((Path(comm_results.__file__).parent / "data" / "comm_references.json").read_text("utf-8"))
+    written = [entry["es"] for kind in ("nccl_tests", "gloo") for entry in raw[kind]] + [raw["ddp_benchmark"]["es"]]
+    for (en, es), spanish_words in zip(entries, written):
+        assert set(en) == set(es) and "es" not in en  # the same fields, no language block left
+        assert set(spanish_words) == set(en) & set(comm_results.REFERENCE_WORDS)  # every shown word has its Spanish
+        assert {k: v for k, v in en.items() if k not in comm_results.REFERENCE_WORDS} == \
+            {k: v for k, v in es.items() if k not in comm_results.REFERENCE_WORDS}  # figures and links as published
+    assert spanish["gloo"][0]["setup"].startswith("benchmark de gloo, 2 servidores")
+    assert english["gloo"][0]["setup"].startswith("gloo benchmark, 2 servers")
 
 
 def test_documents_round_trip_and_others_are_refused(tmp_path):

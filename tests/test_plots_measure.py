@@ -41,3 +41,12 @@ def test_loss_against_samples_is_steps_times_global_batch_and_diverged_curves_do
     assert list(by_steps.get_lines()[0].get_xdata()) == [0, 5, 10]
     assert math.isnan(by_samples.get_lines()[1].get_ydata()[-1])
     assert by_samples.get_xlim()[1] < 1024 * 5
+
+
+def test_an_accumulating_setup_is_dashed_whatever_its_name_says():
+    """The style follows the record (accumulate), not the name, which a Spanish notebook shows translated."""
+    curves = {"2 ranks x 32 x 2 acumulados": {"loss": [3.0, 1.0], "global_batch": 128, "accumulate": 2},
+              "1 rank x 32": {"loss": [3.0, 1.0], "global_batch": 32, "accumulate": 1}}
+    by_steps, _ = measure.plot_loss_vs_steps_and_samples(curves, eval_every=5).axes
+    assert [line.get_linestyle() for line in by_steps.get_lines()] == ["--", "-"]
+    assert [text.get_text() for text in by_steps.get_legend().get_texts()] == list(curves)

@@ -89,6 +89,15 @@ def test_a_new_loop_restarts_the_rate_and_writes_at_once(tmp_path, monkeypatch):
     assert progress.describe(row) == "step 1/3, - samples/s, setup=second"
 
 
+def test_a_setup_named_by_a_listed_label_is_shown_in_the_notebook_s_language(monkeypatch):
+    row = {"rank": 0, "step": 1, "total": 3, "start": 0.0, "time": 0.0, "setup": "4 ranks x 32, same lr"}
+    monkeypatch.setenv("DDP_LESSONS_LANG", "es")
+    assert progress.describe(row).endswith(", setup=4 ranks x 32, mismo lr")
+    assert progress.describe({**row, "setup": "second"}).endswith(", setup=second")  # not a label: as given
+    monkeypatch.setenv("DDP_LESSONS_LANG", "en")
+    assert progress.describe(row).endswith(", setup=4 ranks x 32, same lr")
+
+
 def test_steps_per_second_when_a_rank_counts_no_samples():
     row = {"rank": 0, "step": 30, "total": 60, "samples": None, "time": 13.0, "start": 10.0}
     assert progress.rate(row) == (10.0, "steps/s")

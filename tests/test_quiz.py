@@ -161,6 +161,20 @@ def test_a_prediction_is_committed_once_and_the_reveal_says_how_far_off_it_was()
     assert quiz.Reveal("q", 3, quiz.Answer(0, "sure", None)).verdict() == "You predicted 0, measured 3 (off by 3)."
 
 
+def test_the_reveal_writes_numbers_as_the_notebook_s_language_does():
+    """English writes a decimal point, Spanish a decimal comma: the prediction, the measurement, how far off."""
+    shown = {lang: quiz.Reveal("q", 2.5, quiz.Answer(1.25, "sure", None), "s", lang=lang).verdict()
+             for lang in ("en", "es")}
+    assert shown["en"] == "You predicted 1.25 s, measured 2.5 s (off by 2×)."
+    assert shown["es"] == "Usted predijo 1,25 s; se midió 2,5 s (error de 2×)."
+    ratio = {lang: quiz.Reveal("q", 4, quiz.Answer(5, None, None), lang=lang).verdict() for lang in ("en", "es")}
+    assert ratio["en"].endswith("(off by 1.25×).") and ratio["es"].endswith("(error de 1,25×).")
+    apart = {lang: quiz.Reveal("q", 0.5, quiz.Answer(-1, None, None), lang=lang).verdict() for lang in ("en", "es")}
+    assert apart["en"].endswith("(off by 1.5).") and apart["es"].endswith("(error de 1,5).")
+    recorded = quiz.Prediction("q", "s", lang="es")
+    assert recorded.commit("0,75").startswith("Predicción registrada: 0,75 s.")
+
+
 def test_the_number_box_commits_with_how_sure_and_explains_a_bad_number():
     guess = quiz.Prediction(**P)
     box, sure, button, feedback = widget_parts(guess.widget())
@@ -197,10 +211,10 @@ def test_the_prediction_stores_text_and_html_without_the_answer():
 
 def test_forms_speak_spanish():
     guess = quiz.Prediction(**{**P, "unit": "buckets"}, lang="es")
-    assert guess.commit("1,5", confidence="guess") == ("Predicción registrada: 1.5 buckets (adivinando). Ejecute las "
+    assert guess.commit("1,5", confidence="guess") == ("Predicción registrada: 1,5 buckets (adivinando). Ejecute las "
                                                       "celdas siguientes: la ejecución lo mide.")
     assert quiz.Reveal("q", 3, guess.first, "buckets", lang="es").verdict() == \
-        "Usted predijo 1.5 buckets; se midió 3 buckets (error de 2×)."
+        "Usted predijo 1,5 buckets; se midió 3 buckets (error de 2×)."
 
 
 LESSONS = sorted(path.name[:2] for path in (Path(__file__).parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb")

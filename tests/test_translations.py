@@ -21,6 +21,7 @@ import ddp_lessons
 from ddp_lessons import checks, i18n, quiz
 from ddp_lessons.tooling import catalogs, cli, code_strings, translations
 from ddp_lessons.tooling.course import machine_paths
+from ddp_lessons.i18n.labels import LABELS
 from ddp_lessons.i18n.messages_es import SPANISH
 from helpers import ROOT
 
@@ -93,6 +94,30 @@ def test_stored_outputs_come_from_a_spanish_run_of_its_current_code_or_are_the_e
     for mine, theirs in zip(spanish.cells, english.cells):
         if mine.cell_type == "code" and translations.quiz_outputs(theirs, ROOT, "es") is None:  # quizzes speak Spanish
             assert (mine.outputs, mine.execution_count) == (theirs.outputs, theirs.execution_count), mine.id
+
+
+def shown_text(notebook) -> str:
+    """What a notebook's code cells printed and displayed (streams and text/plain), one string."""
+    return "\n".join("".join(output.get("text", "")) + "".join(output.get("data", {}).get("text/plain", ""))
+                     for cell in notebook.cells if cell.cell_type == "code" for output in cell.get("outputs", []))
+
+
+SPOKEN_LABELS = sorted(value for value in LABELS if " " in value and SPANISH[value] != value)
+"""The labels of several words that Spanish says differently (one word, "new", "same", also names code)."""
+
+
+@pytest.mark.parametrize("edition", LESSONS, ids=ids(LESSONS))
+def test_a_spanish_run_shows_the_lesson_s_labels_in_spanish(edition):
+    """A label the English run printed is not in the Spanish run's outputs (which verdict a run prints
+    depends on the run, so the Spanish words are not required)."""
+    spanish = nbformat.read(edition.target, as_version=4)
+    if translations.run_record(spanish) is None:
+        pytest.skip("no Spanish run stored yet: its outputs are the English ones")
+    english_shown = shown_text(nbformat.read(edition.source, as_version=4))
+    spanish_shown = shown_text(spanish)
+    for value in SPOKEN_LABELS:
+        if value in english_shown:
+            assert value not in spanish_shown, f"{edition.name(edition.target)} shows {value!r} in English"
 
 
 @pytest.mark.parametrize("folder", ["notebooks", "notebooks/es"])
@@ -187,7 +212,23 @@ def tr_templates() -> dict[str, str]:
                 where = f"{path.relative_to(ROOT)}:{node.lineno}"
                 assert node.args and isinstance(node.args[0], ast.Constant), f"{where}: tr needs a literal template"
                 found[node.args[0].value] = where
+    for value in LABELS:  # i18n.label(value): a value the code keeps and compares, shown in the table's words
+        found.setdefault(value, f"ddp_lessons/i18n/labels.py: {value!r}")
     return found
+
+
+def test_a_label_shows_the_value_in_the_notebook_s_language_and_refuses_an_unlisted_one():
+    assert i18n.label("without barrier", lang="en") == "without barrier"
+    assert i18n.label("without barrier", lang="es") == "sin barrera"
+    assert i18n.label("weak scaling ahead", lang="es") == SPANISH["weak scaling ahead"] != "weak scaling ahead"
+    with pytest.raises(KeyError, match="labels.py"):
+        i18n.label("a case nobody listed", lang="es")
+
+
+def test_the_table_test_would_catch_a_label_without_its_spanish(monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "LABELS", LABELS | {"a new case"})
+    with pytest.raises(AssertionError, match="a new case"):
+        test_every_message_template_has_its_spanish_with_the_same_fields()
 
 
 def fields(template: str) -> set[str]:

@@ -198,12 +198,12 @@ class Prediction(Form):
         number, level = parse_number(value, self.lang), confidence_level(confidence, self.lang)
         if self._keep(Answer(number, level, None, via)):
             return tr("Prediction recorded: {value}{how}. Run the next cells: the run measures it.", lang=self.lang,
-                      value=amount(number, self.unit),
+                      value=amount(number, self.unit, self.lang),
                       how=f" ({confidence_words(self.lang)[level]})" if level else "")
         if number == self.first.given:
-            return tr("Already recorded: {value}.", lang=self.lang, value=amount(number, self.unit))
+            return tr("Already recorded: {value}.", lang=self.lang, value=amount(number, self.unit, self.lang))
         return tr("Your first prediction, {value}, is the one compared with the measurement.", lang=self.lang,
-                  value=amount(self.first.given, self.unit))
+                  value=amount(self.first.given, self.unit, self.lang))
 
     def text(self) -> str:
         """The question as plain text, with how to answer without widgets."""
@@ -258,18 +258,19 @@ class Reveal:
 
     def verdict(self) -> str:
         """The line that compares the prediction with the measurement (or says none was made)."""
-        measured = amount(self.measured, self.unit)
+        measured = amount(self.measured, self.unit, self.lang)
         if self.predicted is None:
             return tr("Measured: {measured}. No prediction was made in this kernel (quiz.predict asks for one "
                       "before the run).", lang=self.lang, measured=measured)
         guess = self.predicted.given
         if guess == self.measured:
             return tr("You predicted {predicted}, measured {measured}: exactly right.", lang=self.lang,
-                      predicted=amount(guess, self.unit), measured=measured)
+                      predicted=amount(guess, self.unit, self.lang), measured=measured)
         ratio = off_by(guess, self.measured)
-        off = f"{ratio:.3g}×" if ratio is not None else amount(abs(guess - self.measured), self.unit)
+        off = (i18n.number(ratio, ".3g", lang=self.lang) + "×" if ratio is not None
+               else amount(abs(guess - self.measured), self.unit, self.lang))
         return tr("You predicted {predicted}, measured {measured} (off by {off}).", lang=self.lang,
-                  predicted=amount(guess, self.unit), measured=measured, off=off)
+                  predicted=amount(guess, self.unit, self.lang), measured=measured, off=off)
 
     def text(self) -> str:
         return "\n".join(line for line in (f"{tr('Prediction check.', lang=self.lang)} {self.question}",
@@ -301,9 +302,10 @@ def off_by(predicted: float, measured: float) -> float | None:
     return max(predicted / measured, measured / predicted)
 
 
-def amount(value: float, unit: str = "") -> str:
-    """A number as a learner reads it (4, not 4.0), with its unit."""
-    shown = str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else f"{value:.4g}"
+def amount(value: float, unit: str = "", lang: str | None = None) -> str:
+    """A number as a learner reads it (4, not 4.0), with its unit, in the language's notation (`lang`, else
+    the notebook's): ``2.5`` in English, ``2,5`` in Spanish."""
+    shown = str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else i18n.number(value, ".4g", lang=lang)
     return f"{shown} {unit}".strip()
 
 

@@ -82,9 +82,9 @@ def oversubscription(result: dict[str, Any], experiment: str = "cnn/weak") -> di
     device = next((run["device"] for run in result["runs"] if run["world_size"] == over["world_size"]),
                   result.get("machine", {}).get("device", "cpu"))  # reference files: one machine, no runs
     more_threads = (over["threads_per_rank"] or 0) > (right["threads_per_rank"] or 0)
-    why = ("ranks computed on the CPU with more threads than cores" if device == "cpu" and more_threads
-           else f"ranks computed on {device}: their CPU threads only feed the GPU" if device != "cpu"
-           else "every rank already had all the cores' threads: nothing to oversubscribe")
+    why = (tr("ranks computed on the CPU with more threads than cores") if device == "cpu" and more_threads
+           else tr("ranks computed on {device}: their CPU threads only feed the GPU", device=device) if device != "cpu"
+           else tr("every rank already had all the cores' threads: nothing to oversubscribe"))
     return {"world_size": over["world_size"], "device": device, "right": right, "over": over,
             "slowdown": _slowdown(right, over),
             "meaningful": device == "cpu" and more_threads, "why": why}

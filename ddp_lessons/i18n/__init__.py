@@ -15,6 +15,9 @@ What a learner reads from the package (check hints, quiz feedback, grader feedba
 English in the code, as a `tr` template: ``tr("rank {rank} got {got}", rank=r, got=g)``.
 `ddp_lessons.i18n.messages_es.SPANISH` maps each English template to its Spanish one, side by side;
 `tests/test_translations.py` fails when a template has no Spanish entry (or an entry lost its template).
+A value the code keeps and compares but also shows (a lesson's case names: "without barrier") is not
+translated in the code: the learner reads `label(value)`, listed in `ddp_lessons.i18n.labels`, its
+Spanish in the same table.
 
 Numbers follow the language: in Spanish a number field is written as the Spanish edition's prose writes
 numbers (decimal comma, a space between thousands: ``1 147 466``, ``4,59 MB``), in figures too
@@ -134,6 +137,18 @@ def tr(english: str, *, lang: str | None = None, **fields) -> str:
     if lang in NUMBER_MARKS:
         return _Formatter(lang).vformat(template, (), fields)
     return template.format(**fields)
+
+
+def label(value: str, *, lang: str | None = None) -> str:
+    """What a learner reads for `value`, a name the code keeps and compares (a race case, a variant, a
+    verdict): `value` in English, its translation in the notebook's language (or `lang`). Only the values
+    listed in `ddp_lessons.i18n.labels.LABELS` (the test of the tables checks each has its Spanish)."""
+    from ddp_lessons.i18n.labels import LABELS
+    if value not in LABELS:
+        raise KeyError(f"{value!r} is not a label: list it in ddp_lessons/i18n/labels.py, with its Spanish in "
+                       "ddp_lessons/i18n/messages_es.py")
+    lang = lang or language()
+    return value if lang == SOURCE else table(lang).get(value, value)
 
 
 def choose(texts: dict[str, str], *, lang: str | None = None, **fields) -> str:

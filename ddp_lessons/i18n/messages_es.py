@@ -2162,6 +2162,12 @@ SPANISH = {
     "measured by ddp_lessons.bench on {hardware} ({backend} on {device}, torch {torch}), {created}":
         "medido por ddp_lessons.bench en {hardware} ({backend} en {device}, torch {torch}), {created}",
     "saved {path}": "guardado en {path}",
+    "ranks computed on the CPU with more threads than cores":
+        "los ranks calcularon en la CPU con más hilos que núcleos",
+    "ranks computed on {device}: their CPU threads only feed the GPU":
+        "los ranks calcularon en {device}: sus hilos de CPU solo alimentan la GPU",
+    "every rank already had all the cores' threads: nothing to oversubscribe":
+        "cada rank ya tenía los hilos de todos los núcleos: no hay nada que sobresuscribir",
 
     # ddp_lessons.comm_results, tooling.comm_bench and tooling.bench_live: lesson 16, `bench-comm`, `bench-live`
     "25 MB (default)": "25 MB (por defecto)",
@@ -2308,4 +2314,31 @@ SPANISH = {
     "rank {rank}'s batches came from {seen} worker process(es), not the num_workers={workers} it asked for":
         "los lotes del rank {rank} vinieron de {seen} proceso(s) worker, no de los num_workers={workers} que pidió",
     "pass num_workers to the DataLoader you return": "pase num_workers al DataLoader que devuelve",
+
+    # ddp_lessons.i18n.labels: values a lesson keeps, compares and shows (i18n.label); "missing", "unknown",
+    # "passed" and "failed" are listed above, with the same words
+    "rank 0's": "del rank 0",
+    "own": "propios",
+    "without barrier": "sin barrera",
+    "with barrier": "con barrera",
+    "without barrier, rank 1 later": "sin barrera, rank 1 más tarde",
+    "new": "nuevos",
+    "OLD": "ANTIGUOS",
+    "weak": "débil",
+    "strong": "fuerte",
+    "weak scaling ahead": "gana el escalado débil",
+    "strong scaling ahead": "gana el escalado fuerte",
+    "about even": "casi empatados",
+    "same": "común",
+    "per-rank": "por rank",
+    "complete": "completo",
+    "INCOMPLETE": "INCOMPLETO",
+    "partial": "parcial",
+    "1 rank x 32": "1 rank x 32",
+    "4 ranks x 32, same lr": "4 ranks x 32, mismo lr",
+    "4 ranks x 32, lr x4 + warm-up": "4 ranks x 32, lr x4 + calentamiento",
+    "2 ranks x 32 x 2 accumulated, lr x4 + warm-up": "2 ranks x 32 x 2 acumulados, lr x4 + calentamiento",
+    "4 ranks x 256, lr x32 + warm-up": "4 ranks x 256, lr x32 + calentamiento",
+    "4 ranks, same lr": "4 ranks, mismo lr",
+    "4 ranks, lr x4": "4 ranks, lr x4",
 }

@@ -74,7 +74,7 @@ def plot_loss_vs_steps_and_samples(curves: Mapping[str, Mapping[str, Any]], eval
     for name, curve in curves.items():
         steps = [eval_every * i for i in range(len(curve["loss"]))]
         loss = [value if math.isfinite(value) else float("nan") for value in curve["loss"]]
-        style = {"linestyle": "--" if "accumulated" in name else "-", "marker": ".", "label": name}
+        style = {"linestyle": "--" if curve.get("accumulate", 1) > 1 else "-", "marker": ".", "label": name}
         by_steps.plot(steps, loss, **style)
         by_samples.plot([s * curve["global_batch"] for s in steps], loss, **style)
         if loss[-1] < 10:  # a diverged curve would stretch the axis

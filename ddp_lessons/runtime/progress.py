@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from ddp_lessons.base.frontend import live_frontend
-from ddp_lessons.i18n import tr
+from ddp_lessons.i18n import label, tr
+from ddp_lessons.i18n.labels import LABELS
 from ddp_lessons.runtime.contract import PROGRESS_RECORD, record_glob
 
 POLL_SECONDS = 0.2
@@ -65,7 +66,8 @@ def describe(row: dict[str, Any] | None) -> str:
     if row is None:
         return tr("waiting for the first step")
     speed, unit = rate(row)
-    extra = "".join(f", {key}={value}" for key, value in row.items() if key not in _FIELDS)
+    extra = "".join(f", {key}={label(value) if isinstance(value, str) and value in LABELS else value}"
+                    for key, value in row.items() if key not in _FIELDS)  # a setup's name: i18n.label
     unit = tr("samples/s") if unit == "samples/s" else tr("steps/s")
     speed_text = tr("{speed:,.0f} {unit}", speed=speed, unit=unit) if speed is not None else f"- {unit}"
     return tr("step {step}/{total}, {speed}", step=row["step"], total=row["total"], speed=speed_text) + extra
