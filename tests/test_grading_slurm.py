@@ -34,6 +34,37 @@ def test_per_task_grows_only_when_the_array_would_pass_its_cap():
     assert slurm.per_task(slurm.Options(per_task=2), 300 * 16 * 3) == 2
 
 
+def test_by_default_the_array_is_one_wave_of_what_the_partition_runs_at_once():
+    # a one-node 2-CPU cluster runs one task at a time: 40 notebooks in one task pay one start, not five
+    assert slurm.per_task(slurm.Options(), 40, slots=1) == 40
+    assert slurm.per_task(slurm.Options(), 4800, slots=64) == 75  # 4 nodes x 32 cores: 64 tasks of 75
+    assert slurm.per_task(slurm.Options(), 100, slots=64) == slurm.PER_TASK  # never below 8 a task
+    assert slurm.per_task(slurm.Options(per_task=3), 40, slots=1) == 3
+    # ... but the default time limit (each notebook at its timeout, + 5 min) must fit the partition's
+    assert slurm.per_task(slurm.Options(), 40, slots=1, max_minutes=4 * 60, notebook_timeout=900) == 15
+    assert slurm.task_minutes(15, 1, 900) <= 4 * 60 < slurm.task_minutes(16, 1, 900)
+    assert slurm.per_task(slurm.Options(jobs=2), 40, slots=1, max_minutes=4 * 60, notebook_timeout=900) == 30
+    assert slurm.per_task(slurm.Options(), 40, slots=1, max_minutes=60, notebook_timeout=900) == 3  # not 8: fits
+    assert slurm.per_task(slurm.Options(time_per_task="8:00:00"), 40, slots=1, max_minutes=60) == 40  # theirs
+
+
+@pytest.mark.parametrize("text, minutes", [("infinite", None), ("UNLIMITED", None), ("30:00", 30),
+                                           ("4:00:00", 240), ("2-00:00:00", 2880), ("1-12:30:01", 2191),
+                                           ("n/a", None)])
+def test_sinfo_time_limits_read_as_minutes(text, minutes):
+    assert slurm.parse_minutes(text) == minutes
+
+
+def test_capacity_counts_the_tasks_each_node_of_the_partition_runs():
+    sinfo = ("debug*|n1|2|infinite\n"
+             "gpu|g1|64|1-00:00:00\ngpu|g2|64|1-00:00:00\nteach|n1|2|4:00:00\nteach|n2|33|4:00:00\n")
+    assert slurm.capacity(sinfo, None, 2) == (1, None)  # the default partition (*)
+    assert slurm.capacity(sinfo, "gpu", 4) == (32, 24 * 60)
+    assert slurm.capacity(sinfo, "teach", 2) == (1 + 16, 240)
+    assert slurm.capacity(sinfo, "nope", 2) == (None, None)
+    assert slurm.capacity("", None, 2) == (None, None)
+
+
 def test_sbatch_asks_for_two_cpus_per_notebook_the_memory_limit_and_each_notebooks_timeout(tmp_path):
     options = slurm.Options(partition="teach", account="ddp101", tasks_in_flight=20, jobs=2,
                             sbatch_args=("--qos=short",))
@@ -115,6 +146,10 @@ def test_a_class_graded_on_slurm_gets_the_points_of_local_grading_and_no_noteboo
     assert cli.main(["grade", str(submissions), "--out", str(local), "--solutions", str(solution.parent),
                      "--cell-timeout", "600", "--hidden", str(hidden), "--jobs", "1"]) == 0
     with SlurmCluster(tmp_path / "slurm") as cluster:
+        # what sizes the array by default: the real sinfo's answer for this one-node cluster
+        assert slurm.query_capacity(slurm.Options(), cluster.env) == (cluster.cpus // 2 or None, None)
+        assert slurm.query_capacity(slurm.Options(partition="debug", jobs=2), cluster.env) == (cluster.cpus // 4 or None,
+                                                                                              None)
         on_slurm = tmp_path / "slurm-run" / "grades.csv"
         on_slurm.parent.mkdir()
         done = grade(cluster, submissions, solution, on_slurm, "--hidden", str(hidden), "--slurm", "--per-task", "1")
