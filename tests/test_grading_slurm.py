@@ -148,8 +148,8 @@ def test_a_class_graded_on_slurm_gets_the_points_of_local_grading_and_no_noteboo
     with SlurmCluster(tmp_path / "slurm") as cluster:
         # what sizes the array by default: the real sinfo's answer for this one-node cluster
         assert slurm.query_capacity(slurm.Options(), cluster.env) == (cluster.cpus // 2 or None, None)
-        assert slurm.query_capacity(slurm.Options(partition="debug", jobs=2), cluster.env) == (cluster.cpus // 4 or None,
-                                                                                              None)
+        debug = slurm.query_capacity(slurm.Options(partition="debug", jobs=2), cluster.env)
+        assert debug == (cluster.cpus // 4 or None, None)
         on_slurm = tmp_path / "slurm-run" / "grades.csv"
         on_slurm.parent.mkdir()
         done = grade(cluster, submissions, solution, on_slurm, "--hidden", str(hidden), "--slurm", "--per-task", "1")
