@@ -40,6 +40,7 @@ def test_by_default_the_array_is_one_wave_of_what_the_partition_runs_at_once():
     assert slurm.per_task(slurm.Options(), 4800, slots=64) == 75  # 4 nodes x 32 cores: 64 tasks of 75
     assert slurm.per_task(slurm.Options(), 100, slots=64) == slurm.PER_TASK  # never below 8 a task
     assert slurm.per_task(slurm.Options(per_task=3), 40, slots=1) == 3
+    assert slurm.per_task(slurm.Options(tasks_in_flight=16), 4800, slots=64) == 300  # one wave of what it may run
     # ... but the default time limit (each notebook at its timeout, + 5 min) must fit the partition's
     assert slurm.per_task(slurm.Options(), 40, slots=1, max_minutes=4 * 60, notebook_timeout=900) == 15
     assert slurm.task_minutes(15, 1, 900) <= 4 * 60 < slurm.task_minutes(16, 1, 900)

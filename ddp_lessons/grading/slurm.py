@@ -89,12 +89,13 @@ SLOW_AFTER, SLOW_POLL = 120.0, 10.0
 def per_task(options: Options, count: int, slots: int | None = None, max_minutes: int | None = None,
              notebook_timeout: float = 900) -> int:
     """Notebooks per task: ``--per-task``; else enough that the array is one wave of the `slots` tasks
-    the partition runs at once, at least `PER_TASK` (a task's start is paid once per slot, not once
-    per `PER_TASK` notebooks: on a small cluster the difference is most of SLURM's overhead), and more
-    when the array would pass `MAX_TASKS`; but never so many that the default time limit of a task
-    passes the partition's `max_minutes` (then sbatch would refuse the array)."""
+    the partition runs at once (``--tasks-in-flight`` at most), at least `PER_TASK` (a task's start is
+    paid once per slot, not once per `PER_TASK` notebooks: on a small cluster the difference is most of
+    SLURM's overhead), and more when the array would pass `MAX_TASKS`; but never so many that the
+    default time limit of a task passes the partition's `max_minutes` (then sbatch would refuse the array)."""
     if options.per_task:
         return options.per_task
+    slots = min((n for n in (slots, options.tasks_in_flight) if n), default=None)
     size = max(PER_TASK, math.ceil(count / MAX_TASKS), math.ceil(count / slots) if slots else 0)
     if max_minutes is not None and options.time_per_task is None:
         fits = (max_minutes - MARGIN_MINUTES) * 60 // max(1.0, notebook_timeout) * max(1, options.jobs)
