@@ -90,6 +90,39 @@ def test_why_slurm_ended_a_task_is_read_from_its_log(tmp_path, log, why):
     assert slurm.why_ended(tmp_path / "task-0.out") == why
 
 
+def test_a_task_whose_results_and_marker_are_on_disk_is_done_while_slurm_still_lists_it(tmp_path, monkeypatch):
+    """The driver does not wait for SLURM to purge a finished task (COMPLETING, or squeue's lag); a task
+    still listed without its marker is not done, even with every result written."""
+    import io
+
+    from ddp_lessons.grading import jobs, results, scoring
+
+    tasks = [[Notebook("alice", "01_a")], [Notebook("bob", "01_a")]]
+    listed = {0: "COMPLETING", 1: "RUNNING"}
+    monkeypatch.setattr(slurm, "submit", lambda command, env: "7")
+    monkeypatch.setattr(slurm, "queue_states", lambda job_id, env: dict(listed))
+    looks = []
+
+    def sleep(seconds):  # between looks at the queue: the tasks write their results, then their markers
+        looks.append(seconds)
+        for index, task in enumerate(tasks):
+            results.write_result(tmp_path, task[0], scoring.unscored(task[0].student, "01_a", [], scoring.GRADED,
+                                                                     ""), None)
+            if index == 0 or len(looks) > 2:
+                slurm.marker(tmp_path, 0, index).write_text("{}")
+        if len(looks) > 5:
+            raise AssertionError("still waiting")
+
+    monkeypatch.setattr(slurm.time, "sleep", sleep)
+    stream = io.StringIO()
+    failed = slurm.run_round(tmp_path, 0, tasks, jobs.Settings(tmp_path, tmp_path), slurm.Options(), None,
+                             slurm.Progress(stream), 2, 0)
+    assert failed == {} and len(looks) == 3, (looks, stream.getvalue())
+    lines = stream.getvalue().splitlines()
+    assert lines[1].startswith("SLURM job 7: 0 pending, 1 running, 1 done, 0 failed of 2 task(s); 2/2"), lines
+    assert lines[-1].startswith("SLURM job 7: 0 pending, 0 running, 2 done, 0 failed of 2 task(s); 2/2"), lines
+
+
 def test_the_job_script_runs_the_task_entry_point_with_this_python():
     script = slurm.job_script("/opt/course/.venv/bin/python")
     assert script.startswith("#!/bin/bash\n")
