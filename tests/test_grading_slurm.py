@@ -34,6 +34,38 @@ def test_per_task_grows_only_when_the_array_would_pass_its_cap():
     assert slurm.per_task(slurm.Options(per_task=2), 300 * 16 * 3) == 2
 
 
+def test_by_default_the_array_is_one_wave_of_what_the_partition_runs_at_once():
+    # a one-node 2-CPU cluster runs one task at a time: 40 notebooks in one task pay one start, not five
+    assert slurm.per_task(slurm.Options(), 40, slots=1) == 40
+    assert slurm.per_task(slurm.Options(), 4800, slots=64) == 75  # 4 nodes x 32 cores: 64 tasks of 75
+    assert slurm.per_task(slurm.Options(), 100, slots=64) == slurm.PER_TASK  # never below 8 a task
+    assert slurm.per_task(slurm.Options(per_task=3), 40, slots=1) == 3
+    assert slurm.per_task(slurm.Options(tasks_in_flight=16), 4800, slots=64) == 300  # one wave of what it may run
+    # ... but the default time limit (each notebook at its timeout, + 5 min) must fit the partition's
+    assert slurm.per_task(slurm.Options(), 40, slots=1, max_minutes=4 * 60, notebook_timeout=900) == 15
+    assert slurm.task_minutes(15, 1, 900) <= 4 * 60 < slurm.task_minutes(16, 1, 900)
+    assert slurm.per_task(slurm.Options(jobs=2), 40, slots=1, max_minutes=4 * 60, notebook_timeout=900) == 30
+    assert slurm.per_task(slurm.Options(), 40, slots=1, max_minutes=60, notebook_timeout=900) == 3  # not 8: fits
+    assert slurm.per_task(slurm.Options(time_per_task="8:00:00"), 40, slots=1, max_minutes=60) == 40  # theirs
+
+
+@pytest.mark.parametrize("text, minutes", [("infinite", None), ("UNLIMITED", None), ("30:00", 30),
+                                           ("4:00:00", 240), ("2-00:00:00", 2880), ("1-12:30:01", 2191),
+                                           ("n/a", None)])
+def test_sinfo_time_limits_read_as_minutes(text, minutes):
+    assert slurm.parse_minutes(text) == minutes
+
+
+def test_capacity_counts_the_tasks_each_node_of_the_partition_runs():
+    sinfo = ("debug*|n1|2|infinite\n"
+             "gpu|g1|64|1-00:00:00\ngpu|g2|64|1-00:00:00\nteach|n1|2|4:00:00\nteach|n2|33|4:00:00\n")
+    assert slurm.capacity(sinfo, None, 2) == (1, None)  # the default partition (*)
+    assert slurm.capacity(sinfo, "gpu", 4) == (32, 24 * 60)
+    assert slurm.capacity(sinfo, "teach", 2) == (1 + 16, 240)
+    assert slurm.capacity(sinfo, "nope", 2) == (None, None)
+    assert slurm.capacity("", None, 2) == (None, None)
+
+
 def test_sbatch_asks_for_two_cpus_per_notebook_the_memory_limit_and_each_notebooks_timeout(tmp_path):
     options = slurm.Options(partition="teach", account="ddp101", tasks_in_flight=20, jobs=2,
                             sbatch_args=("--qos=short",))
@@ -56,6 +88,39 @@ def test_sbatch_asks_for_two_cpus_per_notebook_the_memory_limit_and_each_noteboo
 def test_why_slurm_ended_a_task_is_read_from_its_log(tmp_path, log, why):
     (tmp_path / "task-0.out").write_text(f"task 0 of round 1 on n1\n{log}\n")
     assert slurm.why_ended(tmp_path / "task-0.out") == why
+
+
+def test_a_task_whose_results_and_marker_are_on_disk_is_done_while_slurm_still_lists_it(tmp_path, monkeypatch):
+    """The driver does not wait for SLURM to purge a finished task (COMPLETING, or squeue's lag); a task
+    still listed without its marker is not done, even with every result written."""
+    import io
+
+    from ddp_lessons.grading import jobs, results, scoring
+
+    tasks = [[Notebook("alice", "01_a")], [Notebook("bob", "01_a")]]
+    listed = {0: "COMPLETING", 1: "RUNNING"}
+    monkeypatch.setattr(slurm, "submit", lambda command, env: "7")
+    monkeypatch.setattr(slurm, "queue_states", lambda job_id, env: dict(listed))
+    looks = []
+
+    def sleep(seconds):  # between looks at the queue: the tasks write their results, then their markers
+        looks.append(seconds)
+        for index, task in enumerate(tasks):
+            results.write_result(tmp_path, task[0], scoring.unscored(task[0].student, "01_a", [], scoring.GRADED,
+                                                                     ""), None)
+            if index == 0 or len(looks) > 2:
+                slurm.marker(tmp_path, 0, index).write_text("{}")
+        if len(looks) > 5:
+            raise AssertionError("still waiting")
+
+    monkeypatch.setattr(slurm.time, "sleep", sleep)
+    stream = io.StringIO()
+    failed = slurm.run_round(tmp_path, 0, tasks, jobs.Settings(tmp_path, tmp_path), slurm.Options(), None,
+                             slurm.Progress(stream), 2, 0)
+    assert failed == {} and len(looks) == 3, (looks, stream.getvalue())
+    lines = stream.getvalue().splitlines()
+    assert lines[1].startswith("SLURM job 7: 0 pending, 1 running, 1 done, 0 failed of 2 task(s); 2/2"), lines
+    assert lines[-1].startswith("SLURM job 7: 0 pending, 0 running, 2 done, 0 failed of 2 task(s); 2/2"), lines
 
 
 def test_the_job_script_runs_the_task_entry_point_with_this_python():
@@ -115,6 +180,10 @@ def test_a_class_graded_on_slurm_gets_the_points_of_local_grading_and_no_noteboo
     assert cli.main(["grade", str(submissions), "--out", str(local), "--solutions", str(solution.parent),
                      "--cell-timeout", "600", "--hidden", str(hidden), "--jobs", "1"]) == 0
     with SlurmCluster(tmp_path / "slurm") as cluster:
+        # what sizes the array by default: the real sinfo's answer for this one-node cluster
+        assert slurm.query_capacity(slurm.Options(), cluster.env) == (cluster.cpus // 2 or None, None)
+        debug = slurm.query_capacity(slurm.Options(partition="debug", jobs=2), cluster.env)
+        assert debug == (cluster.cpus // 4 or None, None)
         on_slurm = tmp_path / "slurm-run" / "grades.csv"
         on_slurm.parent.mkdir()
         done = grade(cluster, submissions, solution, on_slurm, "--hidden", str(hidden), "--slurm", "--per-task", "1")

@@ -10,9 +10,12 @@ of docs/INSTRUCTORS.md's model of a class on K nodes).
 The class is tools/grade_bench.py's (by student number: correct, half done, untouched, not submitted, a
 kernel crash every 10th): 24 students x 2 exercises hand in 40 notebooks. On a 2-core machine the default
 is `--jobs 1` locally and, on SLURM, 2 CPUs per task, so both grade one notebook at a time: the difference
-is what SLURM adds (submission, scheduling, each task's start, the driver's polling).
+is what SLURM adds (submission, scheduling, each task's start, the driver's polling). Each run prints its
+wall time, the seconds spent inside the notebooks (the sum of the grader's per-notebook lines: what the
+machine's load moves) and the rest, outside them; the SLURM run also the start-up of each of its tasks.
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -46,27 +49,44 @@ def load() -> str:
     return " / ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
+def notebook_seconds(text: str) -> list[float]:
+    """The seconds of every notebook handed in, from the lines the grader (or a task) printed."""
+    return [float(match[5]) for match in LINE.findall(text) if "not submitted" not in match[4]]
+
+
 def compare(students: int, exercises: list[str], repeat: int, jobs: int) -> None:
+    """Grade the class locally, then through SLURM (each attempt); print both wall times, their ratio, and
+    what each spent outside its notebooks (wall time minus the sum of the notebooks' own seconds): the
+    machine's load moves the notebooks' seconds, and that part is what SLURM adds."""
     require_slurm()
     with tempfile.TemporaryDirectory(prefix="grade-slurm-bench-") as scratch:
         scratch = Path(scratch)
         counts = build_class(scratch / "submissions", students, exercises)
         handed_in = sum(count for kind, count in counts.items() if kind != "not submitted") * len(exercises)
         print(f"class: {students} students x {len(exercises)} exercises ({', '.join(exercises)}): {counts}; "
-              f"{handed_in} notebooks handed in", flush=True)
+              f"{handed_in} notebooks handed in; this machine: {os.cpu_count()} cores", flush=True)
         with SlurmCluster(scratch / "slurm") as cluster:
             for attempt in range(repeat):
+                wall = {}
                 for route in ("local", "slurm"):
                     out = scratch / f"{route}-{attempt}" / "grades.csv"
                     out.parent.mkdir()
                     before = load()
                     options = ("--jobs", str(jobs)) if route == "local" else ("--slurm",)
                     seconds, printed = grade(scratch / "submissions", out, exercises, cluster.env, *options)
-                    graded = LINE.findall(printed) if route == "local" else []
-                    per_notebook = sum(float(m[5]) for m in graded) / len(graded) if graded else None
-                    print(f"run {attempt + 1} {route:5}: {seconds:6.1f} s (load {before} before, {load()} after)"
-                          + (f"; {per_notebook:.1f} s per notebook handed in" if per_notebook else ""), flush=True)
+                    wall[route] = seconds
+                    logs = sorted((out.parent / "grades-run" / "slurm").glob("round-*/task-*.out"))
+                    graded = notebook_seconds(printed if route == "local" else
+                                              "".join(log.read_text() for log in logs))
+                    print(f"run {attempt + 1} {route:5}: {seconds:6.1f} s (load {before} before, {load()} after); "
+                          f"{len(graded)} notebooks graded, {sum(graded):.1f} s in them "
+                          f"({sum(graded) / max(1, len(graded)):.1f} s each), {seconds - sum(graded):.1f} s outside",
+                          flush=True)
                     if route == "slurm":
+                        markers = [json.loads(path.read_text()) for path in
+                                   sorted((out.parent / "grades-run" / "slurm").glob("round-*/task-*.done"))]
+                        print(f"        {len(logs)} task(s), their start-ups {[m.get('startup') for m in markers]} s; "
+                              f"--slurm / local: {seconds / wall['local']:.2f}", flush=True)
                         local = (scratch / f"local-{attempt}" / "grades.csv").read_text()
                         print(f"        same gradebook as local: {out.read_text() == local}", flush=True)
 

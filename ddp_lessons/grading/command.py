@@ -82,7 +82,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     cluster.add_argument("--tasks-in-flight", type=int, metavar="K",
                          help="at most K tasks running at once (sbatch --array=...%%K; default: no cap)")
     cluster.add_argument("--per-task", type=int, metavar="N",
-                         help=f"notebooks per task (default {slurm.PER_TASK}, more beyond {slurm.MAX_TASKS} tasks)")
+                         help=f"notebooks per task (default: as many tasks as the partition runs at once, at "
+                              f"least {slurm.PER_TASK} notebooks each, fewer when the task's time limit would pass "
+                              "the partition's)")
     cluster.add_argument("--sbatch-arg", action="append", default=[], metavar="ARG",
                          help="one more sbatch option, as written (repeat), e.g. --sbatch-arg=--qos=short")
 

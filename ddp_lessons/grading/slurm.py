@@ -3,7 +3,8 @@ as local grading (`jobs.grade_notebooks`, same sandbox, limits and timeouts) on 
 
 The driver (this module, on the machine where the instructor types the command):
 
-1. deals the notebooks still to grade into tasks of ``--per-task`` notebooks, every task a mix of
+1. deals the notebooks still to grade into tasks of ``--per-task`` notebooks (by default as many tasks
+   as the partition runs at once, at least `PER_TASK` notebooks each: `per_task`), every task a mix of
    exercises (sorted by exercise, dealt round-robin), and writes the list to the run folder, which must
    be on a file system the nodes share (it sits beside ``--out``);
 2. submits one array with ``sbatch`` (``--array=0-N%K`` for ``--tasks-in-flight K``), each task asking
@@ -38,7 +39,8 @@ from ddp_lessons.grading.limits import GiB, MiB, Limits
 from ddp_lessons.grading.results import Notebook
 
 PER_TASK = 8
-"""Notebooks per task by default: about 2-6 minutes of a node for realistic submissions."""
+"""Notebooks per task at least, by default: about 2-6 minutes of a node for realistic submissions, so each
+task's start (its Python, the package, the limit probes; a few seconds) stays small beside its work."""
 MAX_TASKS = 1000
 """Tasks per array at most (SLURM's default MaxArraySize is 1001): more notebooks per task beyond."""
 CPUS_PER_NOTEBOOK = 2
@@ -84,9 +86,67 @@ class Options:
 SLOW_AFTER, SLOW_POLL = 120.0, 10.0
 
 
-def per_task(options: Options, count: int) -> int:
-    """Notebooks per task: ``--per-task``, else `PER_TASK`, more when the array would pass `MAX_TASKS`."""
-    return options.per_task or max(PER_TASK, math.ceil(count / MAX_TASKS))
+def per_task(options: Options, count: int, slots: int | None = None, max_minutes: int | None = None,
+             notebook_timeout: float = 900) -> int:
+    """Notebooks per task: ``--per-task``; else enough that the array is one wave of the `slots` tasks
+    the partition runs at once (``--tasks-in-flight`` at most), at least `PER_TASK` (a task's start is
+    paid once per slot, not once per `PER_TASK` notebooks: on a small cluster the difference is most of
+    SLURM's overhead), and more when the array would pass `MAX_TASKS`; but never so many that the
+    default time limit of a task passes the partition's `max_minutes` (then sbatch would refuse the array)."""
+    if options.per_task:
+        return options.per_task
+    slots = min((n for n in (slots, options.tasks_in_flight) if n), default=None)
+    size = max(PER_TASK, math.ceil(count / MAX_TASKS), math.ceil(count / slots) if slots else 0)
+    if max_minutes is not None and options.time_per_task is None:
+        fits = (max_minutes - MARGIN_MINUTES) * 60 // max(1.0, notebook_timeout) * max(1, options.jobs)
+        size = min(size, max(1, int(fits)))
+    return size
+
+
+def parse_minutes(text: str) -> int | None:
+    """A SLURM time limit as sinfo prints it (``infinite``, ``30:00``, ``4:00:00``, ``2-00:00:00``) in
+    whole minutes; None for no limit or what it cannot read."""
+    days, _, clock = text.strip().rpartition("-")
+    parts = clock.split(":")
+    if not all(part.isdigit() for part in parts) or not 2 <= len(parts) <= 3 or (days and not days.isdigit()):
+        return None
+    hours, minutes, seconds = ([0] * (3 - len(parts)) + [int(part) for part in parts])
+    return (int(days or 0) * 24 + hours) * 60 + minutes + (seconds > 0)
+
+
+def capacity(sinfo: str, partition: str | None, cpus_per_task: int) -> tuple[int | None, int | None]:
+    """(tasks the partition runs at once, its time limit in minutes) from ``sinfo -h -N -o %P|%N|%c|%l``
+    lines: `partition`'s nodes (the default partition, marked ``*``, without one), each running
+    cpus // `cpus_per_task` tasks; (None, None) when no node of it is listed."""
+    nodes: dict[str, int] = {}
+    limits: set[int | None] = set()
+    for line in sinfo.splitlines():
+        fields = line.strip().split("|")
+        if len(fields) != 4 or not fields[2].isdigit():
+            continue
+        name, default = fields[0].rstrip("*"), fields[0].endswith("*")
+        if (partition is None and default) or name == partition:
+            nodes[fields[1]] = int(fields[2])
+            limits.add(parse_minutes(fields[3]))
+    if not nodes:
+        return None, None
+    slots = sum(cpus // max(1, cpus_per_task) for cpus in nodes.values())
+    known = [limit for limit in limits if limit is not None]
+    return slots or None, (min(known) if known and None not in limits else None)
+
+
+def query_capacity(options: Options, env: dict[str, str] | None) -> tuple[int | None, int | None]:
+    """`capacity` of the partition the array goes to, asked of ``sinfo`` (nodes that can run jobs);
+    (None, None) when sinfo does not answer."""
+    command = ["sinfo", "-h", "-N", "--states=idle,mixed,allocated,completing", "-o", "%P|%N|%c|%l"]
+    command += [f"--partition={options.partition}"] if options.partition else []
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
+    except (OSError, subprocess.TimeoutExpired):
+        return None, None
+    if done.returncode != 0:
+        return None, None
+    return capacity(done.stdout, options.partition, CPUS_PER_NOTEBOOK * options.jobs)
 
 
 def deal(notebooks: list[Notebook], size: int) -> list[list[Notebook]]:
@@ -267,12 +327,15 @@ def run_round(run: Path, round_number: int, tasks: list[list[Notebook]], setting
             now = time.monotonic()
             done = set()
             for index, task in enumerate(tasks):
-                if index in states or index in failed:
+                if index in failed:
+                    continue
+                graded = all(results.result_path(run, n).exists() for n in task)
+                if graded and (index not in states or marker(run, round_number, index).exists()):
+                    done.add(index)  # its work is on disk: no need to wait until SLURM has purged it
+                    continue
+                if index in states:
                     continue
                 left_queue.setdefault(index, now)
-                if all(results.result_path(run, n).exists() for n in task):
-                    done.add(index)
-                    continue
                 log = round_folder(run, round_number) / f"task-{index}.out"
                 why = why_ended(log)
                 if why is None and marker(run, round_number, index).exists():
@@ -282,7 +345,7 @@ def run_round(run: Path, round_number: int, tasks: list[list[Notebook]], setting
                 if why is not None:
                     failed[index] = why
             pending = sum(state in ("PENDING", "CONFIGURING", "REQUEUED") for state in states.values())
-            running = len(states) - pending
+            running = sum(index not in done for index in states) - pending
             graded = graded_before + sum(results.result_path(run, n).exists() for task in tasks for n in task)
             progress.show(f"SLURM job {job_id}: {pending} pending, {running} running, {len(done)} done, "
                           f"{len(failed)} failed of {len(tasks)} task(s); {graded}/{total} notebooks graded",
@@ -318,7 +381,12 @@ def grade(settings, notebooks: list[Notebook], run: Path, options: Options, env:
     script.chmod(0o755)
     progress = progress or Progress()
     total = graded_before + len(notebooks)
-    tasks = deal(notebooks, per_task(options, len(notebooks)))
+    slots, max_minutes = (None, None) if options.per_task else query_capacity(options, env)
+    tasks = deal(notebooks, per_task(options, len(notebooks), slots, max_minutes, settings.notebook_timeout))
+    if slots:
+        print(f"the partition runs {slots} task(s) of {CPUS_PER_NOTEBOOK * options.jobs} CPUs at once"
+              + (f", {max_minutes} minutes each at most" if max_minutes else "")
+              + f": {len(notebooks)} notebook(s) in {len(tasks)} task(s) (--per-task N to choose)", flush=True)
     ungraded: dict[Notebook, str] = {}
     for round_number in (0, 1):
         failed = run_round(run, round_number, tasks, settings, options, env, progress, total, graded_before)

@@ -3,7 +3,9 @@
 It reads how to grade from the run folder's manifest (`jobs.Settings`) and its slice from the round's
 task lists (`slurm.write_round`), grades each notebook of its slice that has no result yet (a re-run
 task skips what its first try finished) with `jobs.grade_notebooks` on the CPUs SLURM gave it, and
-marks itself done. Its output (the limits line, one line per notebook) is the task's log.
+marks itself done (`slurm.marker`: its host, the notebooks it graded, the seconds that took, and the
+seconds from its process's start until it began: its share of what SLURM adds to grading). Its output
+(the limits line, one line per notebook) is the task's log.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import socket
 import sys
 import time
 from pathlib import Path
+
+import psutil
 
 from ddp_lessons.grading import jobs, results, slurm
 
@@ -27,11 +31,13 @@ def main(argv: list[str] | None = None) -> int:
     todo = [notebook for notebook in tasks[index] if not results.result_path(run, notebook).exists()]
     cores = int(os.environ.get("SLURM_CPUS_PER_TASK") or 0) or None
     start = time.perf_counter()
+    startup = time.time() - psutil.Process().create_time()  # Python, the package, the run folder
     print(f"task {index} of round {round_number + 1} on {socket.gethostname()}: {len(todo)} of "
           f"{len(tasks[index])} notebook(s) to grade, {at_once} at once", flush=True)
     jobs.grade_notebooks(settings, todo, at_once, run=run, cores=cores)
     slurm.marker(run, round_number, index).write_text(json.dumps(
-        {"host": socket.gethostname(), "graded": len(todo), "seconds": round(time.perf_counter() - start, 1)}),
+        {"host": socket.gethostname(), "graded": len(todo), "seconds": round(time.perf_counter() - start, 1),
+         "startup": round(startup, 1)}),
         encoding="utf-8")
     return 0
 
