@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,11 @@ from ddp_lessons.runtime.contract import JOURNAL_ENV
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # started in the background by a non-interactive shell (`make test &`, nohup), which ignores SIGINT:
+        # every process the suite starts would inherit that, and Python then never raises KeyboardInterrupt,
+        # so the tests of Jupyter's stop button and of Ctrl-C on the grader would wait in vain
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     kernel_start.install()  # nbval: a kernel that dies before its first reply is started once more
     os.environ[JOURNAL_ENV] = "off"  # over a learner's own setting: the suite never writes their record
 
