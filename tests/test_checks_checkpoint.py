@@ -100,11 +100,13 @@ def test_a_model_that_kept_its_own_weights_is_caught():
 @pytest.mark.slow
 @pytest.mark.parametrize("replace, hint", [
     ({"    dist.barrier()": "    pass"}, "rank 1 called torch.load before rank 0's torch.save had finished"),
-    ({"if dist.get_rank() == 0:": "if True:"}, "rank 1 saved too"),
-    ({"    dist.barrier()": "    pass",
-      "    state = torch.load(": "    while not os.path.exists(path):\n        time.sleep(0.01)\n"
-                                 "    state = torch.load("},
-     "rank 1 called torch.load before rank 0's torch.save had finished: it read the previous run's"),
+    # the next two verdicts are proven from records above; make test-extended runs them for real too
+    pytest.param({"if dist.get_rank() == 0:": "if True:"}, "rank 1 saved too", marks=pytest.mark.extended),
+    pytest.param({"    dist.barrier()": "    pass",
+                  "    state = torch.load(": "    while not os.path.exists(path):\n        time.sleep(0.01)\n"
+                                             "    state = torch.load("},
+                 "rank 1 called torch.load before rank 0's torch.save had finished: it read the previous run's",
+                 marks=pytest.mark.extended),
 ])
 def test_checkpointing_catches_every_time(tmp_path, monkeypatch, replace, hint, fails_with, solution_script):
     monkeypatch.chdir(tmp_path)

@@ -89,6 +89,7 @@ def test_on_two_simulated_nodes_each_rank_gets_its_own_gpu_or_the_script_refuses
 
 
 @pytest.mark.slow
+@pytest.mark.extended  # lesson 12, which make test runs, crashes and restarts this script under torchrun too
 def test_plain_torchrun_restarts_a_crashed_rank_and_ends_with_the_launchers_weights(tmp_path):
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
                "--max-restarts", "2", str(SCRIPT), *ARGS, "--snapshot", str(tmp_path / "crashed.pt"),
