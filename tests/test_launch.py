@@ -148,10 +148,11 @@ except KeyboardInterrupt:
             tree.scan(kernel.pid)  # whatever it started, to be stopped below if the test fails
             time.sleep(0.2)
         out, err = kernel.communicate(timeout=5)
+        survivors = processes.alive(tree.pids - {kernel.pid})  # looked at before the cleanup below kills them
     finally:
         processes.stop([kernel], tree)
     assert "INTERRUPTED 0" in out, out + err
-    assert processes.alive(tree.pids - {kernel.pid}) == [], "a process of the job survived the interrupt"
+    assert survivors == [], "a process of the job survived the interrupt"
 
 
 @pytest.mark.parametrize("nproc", [0, -1, 1.5, "2"])
