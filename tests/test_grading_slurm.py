@@ -238,14 +238,16 @@ def test_a_class_graded_on_slurm_gets_the_points_of_local_grading_and_no_noteboo
                        wait=False)
         first = running_task(cluster)
         assert cluster.run("scancel", first).returncode == 0
-        wait_for(lambda: "round 2" in on_slurm.with_suffix(".log").read_text(), what="a second round")
+        # the first run used round-1; this one's rounds are 2 and 3, logged in folders of their own
+        wait_for(lambda: "round 3" in on_slurm.with_suffix(".log").read_text(), what="a second round")
         second = running_task(cluster)
         assert second.split("_")[0] != first.split("_")[0]  # a new array: the failed task, once more
         assert cluster.run("scancel", second).returncode == 0
         assert driver.wait(timeout=300) == 2
         printed = on_slurm.with_suffix(".log").read_text()
         assert "--resume: 3 of 4 notebooks already graded" in printed and "1 task(s) of up to 1" in printed, printed
-        assert "task 0 of round 1 was cancelled: 1 notebook(s) not graded" in printed, printed
+        assert "task 0 of round 2 was cancelled: 1 notebook(s) not graded" in printed, printed
+        assert "/slurm/round-3" in printed and (on_slurm.parent / "grades-run/slurm/round-1/task-0.done").exists()
         assert "NOT GRADED (1 notebooks, no points given; grade them with --resume):" in printed, printed
         assert "carol/99_synthetic: not graded: its SLURM task failed twice (last: was cancelled)" in printed, printed
         with open(on_slurm, newline="") as f:
