@@ -72,7 +72,7 @@ def test_sbatch_asks_for_two_cpus_per_notebook_the_memory_limit_and_each_noteboo
     command = slurm.sbatch_command(tmp_path, 0, 50, 8, options, Limits(memory=4 * GiB), 900)
     assert command[:2] == ["sbatch", "--parsable"] and "--array=0-49%20" in command
     assert {"--cpus-per-task=4", "--mem=9216M", "--time=65", "--partition=teach", "--account=ddp101",
-            "--qos=short", f"--output={tmp_path}/slurm/round-0/task-%a.out"} <= set(command)
+            "--qos=short", f"--output={tmp_path}/slurm/round-1/task-%a.out"} <= set(command)
     assert command[-3:] == [str(tmp_path / "slurm" / "grade.sbatch"), str(tmp_path), "0"]
     assert "--mem" not in " ".join(slurm.sbatch_command(tmp_path, 1, 2, 1, slurm.Options(time_per_task="0:30:00"),
                                                         Limits(memory=None), 900))
@@ -121,6 +121,40 @@ def test_a_task_whose_results_and_marker_are_on_disk_is_done_while_slurm_still_l
     lines = stream.getvalue().splitlines()
     assert lines[1].startswith("SLURM job 7: 0 pending, 1 running, 1 done, 0 failed of 2 task(s); 2/2"), lines
     assert lines[-1].startswith("SLURM job 7: 0 pending, 0 running, 2 done, 0 failed of 2 task(s); 2/2"), lines
+
+
+def test_a_resumed_class_gets_round_folders_of_its_own_and_an_old_log_is_not_its_verdict(tmp_path, monkeypatch):
+    """--resume into a run folder whose first try left round-1 and round-2 (a log that ran past its time, a
+    done-marker): the new array writes round-3, and while its task is not yet listed by squeue (sbatch
+    returned, the queue lags) the old log does not fail it."""
+    from ddp_lessons.grading import jobs, results, scoring
+
+    notebook = Notebook("alice", "01_a")
+    settings = jobs.Settings(tmp_path / "submissions", tmp_path)
+    settings.submission(notebook).parent.mkdir(parents=True)
+    settings.submission(notebook).write_text("{}")
+    run = tmp_path / "run"
+    for number in (0, 1):
+        slurm.round_folder(run, number).mkdir(parents=True)
+        (slurm.round_folder(run, number) / "task-0.out").write_text(
+            "task 0 of round 1 on n1\nslurmstepd: error: *** JOB 3 ON n1 CANCELLED AT 2026-12-03T10:00:00 DUE TO "
+            "TIME LIMIT ***\n")
+        slurm.marker(run, number, 0).write_text("{}")
+    assert slurm.next_round(run) == 2 and slurm.next_round(tmp_path / "fresh") == 0
+    submitted, looks = [], []
+    monkeypatch.setattr(slurm, "submit", lambda command, env: submitted.append(command) or "8")
+    monkeypatch.setattr(slurm, "queue_states", lambda job_id, env: {})  # not listed yet, then gone
+
+    def sleep(seconds):  # the task grades its notebook after the driver's first look
+        looks.append(seconds)
+        results.write_result(run, notebook, scoring.unscored("alice", "01_a", [], scoring.GRADED, ""), None)
+        slurm.marker(run, 2, 0).write_text("{}")
+
+    monkeypatch.setattr(slurm.time, "sleep", sleep)
+    ungraded = slurm.grade(settings, [notebook], run, slurm.Options(per_task=1))
+    assert ungraded == {} and len(submitted) == 1 and len(looks) == 1, (ungraded, submitted, looks)
+    assert f"--output={run}/slurm/round-3/task-%a.out" in submitted[0] and submitted[0][-1] == "2"
+    assert slurm.read_round(run, 2) == (1, [[notebook]])
 
 
 def test_the_job_script_runs_the_task_entry_point_with_this_python():
@@ -204,14 +238,16 @@ def test_a_class_graded_on_slurm_gets_the_points_of_local_grading_and_no_noteboo
                        wait=False)
         first = running_task(cluster)
         assert cluster.run("scancel", first).returncode == 0
-        wait_for(lambda: "round 2" in on_slurm.with_suffix(".log").read_text(), what="a second round")
+        # the first run used round-1; this one's rounds are 2 and 3, logged in folders of their own
+        wait_for(lambda: "round 3" in on_slurm.with_suffix(".log").read_text(), what="a second round")
         second = running_task(cluster)
         assert second.split("_")[0] != first.split("_")[0]  # a new array: the failed task, once more
         assert cluster.run("scancel", second).returncode == 0
         assert driver.wait(timeout=300) == 2
         printed = on_slurm.with_suffix(".log").read_text()
         assert "--resume: 3 of 4 notebooks already graded" in printed and "1 task(s) of up to 1" in printed, printed
-        assert "task 0 of round 1 was cancelled: 1 notebook(s) not graded" in printed, printed
+        assert "task 0 of round 2 was cancelled: 1 notebook(s) not graded" in printed, printed
+        assert "/slurm/round-3" in printed and (on_slurm.parent / "grades-run/slurm/round-1/task-0.done").exists()
         assert "NOT GRADED (1 notebooks, no points given; grade them with --resume):" in printed, printed
         assert "carol/99_synthetic: not graded: its SLURM task failed twice (last: was cancelled)" in printed, printed
         with open(on_slurm, newline="") as f:

@@ -245,6 +245,17 @@ def test_every_message_template_has_its_spanish_with_the_same_fields():
         assert fields(spanish) == fields(english), (english, spanish)
 
 
+def test_the_spanish_table_lists_each_english_template_once():
+    """A dict literal keeps the last of two equal keys: a second entry would silently replace the first's Spanish."""
+    source = Path(ddp_lessons.__file__).parent / "i18n" / "messages_es.py"
+    table = next(node for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))) if isinstance(node, ast.Dict))
+    lines = {}
+    for key in table.keys:
+        lines.setdefault(ast.literal_eval(key), []).append(key.lineno)
+    twice = {english: where for english, where in lines.items() if len(where) > 1}
+    assert not twice, f"templates listed more than once in messages_es.py (lines): {twice}"
+
+
 def english_text_outside_tr(expression: ast.AST) -> list[int]:
     """Lines where `expression` holds words (a string literal or f-string) outside a `tr(...)` call."""
     if isinstance(expression, ast.Call) and getattr(expression.func, "id", None) == "tr":
@@ -486,6 +497,11 @@ def test_relink_takes_a_link_to_the_spanish_edition_when_there_is_one(tmp_path):
     assert translations.relink(text, edition, spanish) == (
         "[next](02_b.ipynb) [later](../03_c.ipynb#top) [ex](../../exercises/es/01_a.ipynb) "
         "[take home](../../examples/train.py) [web](https://pytorch.org/x) [here](#section)")
+    # a link that shows its path names the Spanish file it opens; one to a file with no Spanish keeps its text
+    named = "[exercises/01_a.ipynb](../exercises/01_a.ipynb) [`notebooks/03_c.ipynb`](03_c.ipynb) [01_a](../exercises/01_a.ipynb)"
+    assert translations.relink(named, edition, spanish) == (
+        "[exercises/es/01_a.ipynb](../../exercises/es/01_a.ipynb) [`notebooks/03_c.ipynb`](../03_c.ipynb) "
+        "[01_a](../../exercises/es/01_a.ipynb)")
 
 
 # --- the catalog format and the commands ---------------------------------------------------------------

@@ -194,7 +194,16 @@ def sbatch_command(run: Path, round_number: int, tasks: int, size: int, options:
 
 
 def round_folder(run: Path, round_number: int) -> Path:
-    return run / "slurm" / f"round-{round_number}"
+    """The folder of a round: ``slurm/round-1`` for round number 0, as its logs and messages count rounds."""
+    return run / "slurm" / f"round-{round_number + 1}"
+
+
+def next_round(run: Path) -> int:
+    """The first round number no earlier submission into `run` used: a ``--resume`` gets folders of its own,
+    so an old round's logs and done-markers cannot pass for its tasks' (they stay for the instructor to read)."""
+    used = [int(folder.name.split("-", 1)[1]) for folder in (run / "slurm").glob("round-*")
+            if folder.name.split("-", 1)[1].isdigit()]
+    return max(used, default=0)  # round-N holds round number N - 1
 
 
 def write_round(run: Path, round_number: int, tasks: list[list[Notebook]], jobs: int) -> Path:
@@ -299,7 +308,7 @@ def cancel(job_id: str, env: dict[str, str] | None) -> bool:
 
 
 def run_round(run: Path, round_number: int, tasks: list[list[Notebook]], settings, options: Options,
-              env: dict[str, str] | None, progress: Progress, total: int, graded_before: int
+              env: dict[str, str] | None, progress: Progress, total: int, graded_before: int, again: bool = False
               ) -> dict[int, str]:
     """Submit one round's array and wait for every task to end; {task index: why it failed} of the tasks
     that left notebooks ungraded."""
@@ -308,7 +317,7 @@ def run_round(run: Path, round_number: int, tasks: list[list[Notebook]], setting
                              settings.notebook_timeout)
     job_id = submit(command, env)
     print(f"submitted SLURM job {job_id}: {len(tasks)} task(s) of up to {max(map(len, tasks))} notebook(s)"
-          + (f" (round {round_number + 1}: tasks that failed, once more)" if round_number else "")
+          + (f" (round {round_number + 1}: tasks that failed, once more)" if again else "")
           + f"; logs in {round_folder(run, round_number)}", flush=True)
     left_queue: dict[int, float] = {}
     failed: dict[int, str] = {}
@@ -388,14 +397,16 @@ def grade(settings, notebooks: list[Notebook], run: Path, options: Options, env:
               + (f", {max_minutes} minutes each at most" if max_minutes else "")
               + f": {len(notebooks)} notebook(s) in {len(tasks)} task(s) (--per-task N to choose)", flush=True)
     ungraded: dict[Notebook, str] = {}
-    for round_number in (0, 1):
-        failed = run_round(run, round_number, tasks, settings, options, env, progress, total, graded_before)
+    first = next_round(run)
+    for round_number in (first, first + 1):
+        failed = run_round(run, round_number, tasks, settings, options, env, progress, total, graded_before,
+                           again=round_number > first)
         left = {index: [n for n in tasks[index] if not results.result_path(run, n).exists()]
                 for index in failed}
         for index, why in failed.items():
             print(f"task {index} of round {round_number + 1} {why}: "
                   f"{len(left[index])} notebook(s) not graded", file=sys.stderr, flush=True)
-        if round_number == 0:
+        if round_number == first:
             tasks = [left[index] for index in sorted(left) if left[index]]
             if not tasks:
                 break

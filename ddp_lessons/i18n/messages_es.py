@@ -1410,8 +1410,6 @@ SPANISH = {
     "run nothing when imported":
         "no se pudo importar el script ({error}): debe definir ring_allreduce(tensor), con sus imports, y no "
         "ejecutar nada al importarse",
-    "no rank reported on {n} ranks: did the check's launch fail?":
-        "ningún rank informó en {n} ranks: ¿falló el lanzamiento de la comprobación?",
     "on {n} ranks ring_allreduce never finished: every rank waited for a peer (gloo's timeout: {error}). A "
     "blocking dist.send waits until the receiver is receiving, so when every rank sends first they wait for each "
     "other forever. Post the send and the receive together: dist.isend + dist.irecv (or dist.batch_isend_irecv "
@@ -2278,7 +2276,6 @@ SPANISH = {
     "every rank needs a run of the same loader settings, in the same order":
         "cada rank necesita una ejecución de los mismos ajustes del DataLoader, en el mismo orden",
     "num_workers={n}": "num_workers={n}",
-    "ms per step (median)": "ms por paso (mediana)",
     "waiting for data": "esperando datos",
     "computing": "calculando",
     "Where each rank's step goes, per DataLoader setting": "En qué se va el paso de cada rank, por ajuste del DataLoader",
