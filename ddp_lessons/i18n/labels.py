@@ -17,6 +17,8 @@ LABELS = frozenset({
     "new", "OLD", "unknown", "passed", "failed",
     # lesson 9: weak or strong scaling, and which one is ahead
     "weak", "strong", "weak scaling ahead", "strong scaling ahead", "about even",
+    # lesson 9: the sync modes of the scaling table (bench_train.train_step's `sync`)
+    "every", "never", "last",
     # lesson 10: one seed for every rank, or one per rank
     "same", "per-rank",
     # lesson 11: what a rank found in the prepared file, and the batch/learning-rate setups

@@ -2341,4 +2341,11 @@ SPANISH = {
     "4 ranks x 256, lr x32 + warm-up": "4 ranks x 256, lr x32 + calentamiento",
     "4 ranks, same lr": "4 ranks, mismo lr",
     "4 ranks, lr x4": "4 ranks, lr x4",
+
+    # lesson 9's scaling table (scaling_results.format_rows): the sync modes (labels) and two headers
+    "every": "siempre",
+    "never": "nunca",
+    "last": "al final",
+    "sync": "sinc.",
+    "speedup": "aceleración",
 }
