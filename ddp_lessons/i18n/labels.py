@@ -23,6 +23,9 @@ LABELS = frozenset({
     "One optimizer step over `accumulate` micro-batches, all-reducing as `sync` says.",
     "Build the plan's model, wrap it in DDP, and time its steps on this rank.",
     "device index == LOCAL_RANK when each rank has its own GPU",
+    # lesson 6: the comment hook it prints (i18n.source of bucket_watch.recording_allreduce)
+    "DDP's default comm hook (divide by the world size, all-reduce SUM), logging the bucket in `watch`.",
+    "the bucket's gradients, flattened into one tensor",
     # lesson 10: one seed for every rank, or one per rank
     "same", "per-rank",
     # lesson 11: what a rank found in the prepared file, and the batch/learning-rate setups

@@ -2350,6 +2350,9 @@ SPANISH = {
         "Un paso del optimizador sobre `accumulate` microlotes, con los all-reduce que indique `sync`.",
     "Build the plan's model, wrap it in DDP, and time its steps on this rank.":
         "Construye el modelo del plan, lo envuelve en DDP y cronometra sus pasos en este rank.",
+    "DDP's default comm hook (divide by the world size, all-reduce SUM), logging the bucket in `watch`.":
+        "El comm hook por defecto de DDP (divide entre el world size, all-reduce SUM), que anota el bucket en `watch`.",
+    "the bucket's gradients, flattened into one tensor": "los gradientes del bucket, aplanados en un solo tensor",
     "device index == LOCAL_RANK when each rank has its own GPU":
         "índice del dispositivo == LOCAL_RANK cuando cada rank tiene su propia GPU",
 }
