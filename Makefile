@@ -89,9 +89,10 @@ course-es: setup
 exercises: setup
 	$(PY) -m ddp_lessons make-exercises
 
-# notebooks/es/ and exercises/es/ from the English notebooks and the catalogs in i18n/es/ (AUTHORING.md).
+# notebooks/es/, exercises/es/ and examples/es/ from the English notebooks and the catalogs in i18n/es/ (AUTHORING.md).
 translations: setup
 	$(PY) -m ddp_lessons make-translations
+	$(PY) tools/write_examples_es.py
 
 # Generate, then run Spanish lessons in notebooks/es/ and store their outputs: NOTEBOOKS=... (default:
 # every lesson whose code is translated and whose stored outputs are not from a run of its code).
