@@ -235,7 +235,7 @@ def grade_notebook(submission: Path, solution: Path, student: str = "", *, cell_
 
 def graded_line(notebook: Notebook, grade: Grade, seconds: float) -> str:
     """``alice/05_distributed_sampler.ipynb: 3/4 [peak 812 MiB memory, ...] (12.3 s)``: the line per notebook."""
-    status = "" if grade.status == scoring.GRADED else f" {grade.status}"
+    status = "" if grade.status == scoring.GRADED else f" {scoring.said(grade.status)}"
     used = f" [{grade.usage.text()}]" if grade.usage is not None else ""
     return f"{notebook.name}.ipynb: {grade.points}/{grade.max_points}{status}{used} ({seconds:.1f} s)"
 
