@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import json
 import os
 import re
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 from grading_course import make_course
 
-from ddp_lessons import i18n
+from ddp_lessons import i18n, quiz
 from ddp_lessons.grading import command, jobs, report, results, scoring, slurm
 from ddp_lessons.grading.limits import GiB, MiB, Limits, Plan
 from ddp_lessons.grading.results import Notebook
@@ -167,8 +168,11 @@ def test_the_class_report_in_spanish_quotes_the_checks_and_hints_as_they_are(tmp
                   scoring.CheckResult(5, "fragmentos", 0, 2, "AssertionError: pista: cuente el relleno",
                                       "AssertionError: pista: cuente el relleno", hidden=True)]),
               scoring.Grade("bob", "05_sampler", 0, 4, status=scoring.TIMED_OUT)]
-    markdown, figure = report.write_report(grades, tmp_path / "grades-report.md")
+    first = [report.FirstAnswer("01", 1, True)]
+    markdown, figure = report.write_report(grades, tmp_path / "grades-report.md", {"alice": first, "bob": first})
     text = markdown.read_text(encoding="utf-8")
+    spanish = json.loads((Path(quiz.__file__).parent / quiz.QUESTIONS / "es" / "01.json").read_text())[0]["question"]
+    assert f"| 01-1 | 2/2 | 100 % | {report.cell(spanish)[:report.HINT_CHARS - 1]}" in text  # the question in Spanish
     assert "| 05_sampler | 4 | 1,0 | 1 | 0 | 2 | 0 | 1 | 0 | 0 | 0 |" in text  # the mean with a decimal comma
     assert "| 05_sampler | (oculta) fragmentos | 0/1 | 0 % | 1 | pista: cuente el relleno (1×) |" in text
     assert "![distribución de las notas y porcentaje de aprobados de cada comprobación](grades-report.png)" in text
@@ -183,3 +187,14 @@ def test_the_message_scan_reads_the_grader_and_catches_a_line_that_bypasses_tr()
     assert {"grading/command.py", "grading/slurm.py", "grading/report.py", "grading/limits.py"} <= scanned
     assert untranslated('print(f"NOT GRADED ({len(ungraded)} notebooks):", file=sys.stderr)') == [1]
     assert untranslated('print(tr("NOT GRADED ({count} notebooks):", count=len(ungraded)))') == []
+
+
+def test_a_bad_limit_is_refused_in_the_language_of_the_shell(monkeypatch):
+    for name in ("LC_ALL", "LC_MESSAGES", i18n.LANGUAGE_ENV):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "es_ES.UTF-8")
+    with pytest.raises(argparse.ArgumentTypeError, match="'lots' no es un tamaño: escriba, p. ej., 4G"):
+        command.size("lots")
+    with pytest.raises(argparse.ArgumentTypeError, match="'0' no es un número mayor que cero"):
+        command.count("0")
+    assert i18n.LANGUAGE_ENV not in os.environ and command.size("1.5G") == 1536 * MiB

@@ -57,11 +57,13 @@ def speaking(lang: str):
 
 
 def size(text: str) -> int | None:
-    """An argparse type: ``4G``, ``300M``, ``none``."""
-    try:
-        return limits.parse_size(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+    """An argparse type: ``4G``, ``300M``, ``none`` (its error in the language of the shell: ``--lang`` may
+    come later on the command line)."""
+    with speaking(instructor_language()):
+        try:
+            return limits.parse_size(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def count(text: str) -> int | None:
@@ -69,7 +71,8 @@ def count(text: str) -> int | None:
     try:
         return limits.parse_count(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(tr("{text!r} is not a number above zero (or none)", text=text)) from None
+        said = tr("{text!r} is not a number above zero (or none)", lang=instructor_language(), text=text)
+        raise argparse.ArgumentTypeError(said) from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

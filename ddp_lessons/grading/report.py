@@ -17,7 +17,7 @@ from statistics import mean, median
 
 from ddp_lessons import journal
 from ddp_lessons.grading.scoring import CRASHED, NOT_GRADED, NOT_SUBMITTED, OVER_LIMIT, TIMED_OUT, Grade, said
-from ddp_lessons.i18n import number, tr
+from ddp_lessons.i18n import SOURCE, language, number, tr
 
 LABEL_CHARS = 70
 HINT_CHARS = 120
@@ -77,11 +77,18 @@ def first_try_accuracy(journals: dict[str, list[FirstAnswer]]) -> list[tuple[str
 
 
 def question_text(lesson: str, question: int) -> str:
-    """The question's English text, cut to fit a table ('' when the course has no such question)."""
+    """The question's text in the report's language (English until it is translated), cut to fit a table
+    ('' when the course has no such question)."""
     from ddp_lessons import quiz
 
-    entries = quiz.read_questions(Path(quiz.__file__).parent / quiz.QUESTIONS).get(lesson, [])
-    text = entries[question - 1]["question"] if 1 <= question <= len(entries) else ""
+    folder = Path(quiz.__file__).parent / quiz.QUESTIONS
+    entries = quiz.read_questions(folder).get(lesson, [])
+    if not 1 <= question <= len(entries):
+        return ""
+    lang = language()
+    translated = quiz.read_questions(folder, lang).get(lesson, []) if lang != SOURCE else []
+    text = quiz.in_language(entries[question - 1],
+                            translated[question - 1] if question <= len(translated) else None)["question"]
     return text if len(text) <= HINT_CHARS else text[:HINT_CHARS - 1] + "…"
 
 
