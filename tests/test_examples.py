@@ -1,6 +1,10 @@
 """The take-home script examples/train_ddp.py: torch and the standard library only, runs under a
-plain torchrun (not the course's launcher), and a crashed, restarted run ends bit-identical."""
+plain torchrun (not the course's launcher), and a crashed, restarted run ends bit-identical. Its Spanish
+edition, examples/es/, is what the Spanish lesson 12 writes (the drift test of tests/test_translations.py
+proves that lesson's code the same program as the English, strings and comments aside)."""
 import ast
+import json
+import re
 import os
 import runpy
 import subprocess
@@ -16,6 +20,7 @@ from ddp_lessons.diffs import written_script
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 SCRIPT = EXAMPLES / "train_ddp.py"
+EDITIONS = {"en": EXAMPLES, "es": EXAMPLES / "es"}
 ARGS = ["--epochs", "3", "--batch-size", "32", "--lr", "0.02", "--seed", "0", "--cpu"]
 
 
@@ -30,14 +35,16 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
-def test_take_home_script_imports_only_torch_and_the_standard_library():
-    imports = imported_modules(SCRIPT)
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_take_home_script_imports_only_torch_and_the_standard_library(lang):
+    imports = imported_modules(EDITIONS[lang] / "train_ddp.py")
     assert "torch" in imports
     assert imports - {"torch"} <= set(sys.stdlib_module_names), imports - {"torch"}
 
 
-def test_take_home_script_is_short_and_keeps_its_command_line():
-    text = SCRIPT.read_text()
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_take_home_script_is_short_and_keeps_its_command_line(lang):
+    text = (EDITIONS[lang] / "train_ddp.py").read_text()
     assert len(text.splitlines()) <= 165
     for flag in ("--epochs", "--batch-size", "--lr", "--snapshot", "--seed", "--cpu"):
         assert f'"{flag}"' in text
@@ -122,3 +129,45 @@ def test_lesson_12_writes_exactly_the_example_files(name):
     assert written_script(lesson, f"scripts/{name}") == (EXAMPLES / name).read_text(), (
         f"notebooks/12_to_the_cluster.ipynb's %%writefile scripts/{name} cell and examples/{name} differ: "
         "edit examples/ and paste the file into the cell (one source)")
+
+
+@pytest.mark.parametrize("name", ["train_ddp.py", "train_ddp.sbatch"])
+def test_the_spanish_lesson_12_writes_exactly_the_spanish_example_files(name):
+    lesson = Path(__file__).parent.parent / "notebooks" / "es" / "12_to_the_cluster.ipynb"
+    assert written_script(lesson, f"scripts/{name}") == (EDITIONS["es"] / name).read_text(), (
+        f"notebooks/es/12_to_the_cluster.ipynb's %%writefile scripts/{name} cell and examples/es/{name} differ: "
+        "run make translations, then .venv/bin/python tools/write_examples_es.py")
+
+
+def printed_lines(script: Path) -> list[re.Pattern]:
+    """What the script's print(...) calls can print, one pattern per call in the file's order (an f-string's
+    fields match any text)."""
+    calls = sorted((node for node in ast.walk(ast.parse(script.read_text())) if isinstance(node, ast.Call)
+                    and getattr(node.func, "id", None) == "print"), key=lambda node: node.lineno)
+    return [re.compile("".join(re.escape(part.value) if isinstance(part, ast.Constant) else ".+?"
+                               for part in getattr(call.args[0], "values", call.args)) + "$") for call in calls]
+
+
+def echoed_lines(sbatch: Path) -> list[re.Pattern]:
+    """What the batch script's echo "..." commands can print, in the file's order ($VARIABLES: any text)."""
+    return [re.compile("".join(re.escape(part) if i % 2 == 0 else ".+?"
+                               for i, part in enumerate(re.split(r"(\$\{[^}]*\}|\$\w+)", text))) + "$")
+            for text in re.findall(r'echo "([^"]*)"', sbatch.read_text())]
+
+
+@pytest.mark.parametrize("lang", EDITIONS)
+def test_the_stored_slurm_job_printed_what_the_current_files_print(lang):
+    """Lesson 12 shows ddp_lessons/data/slurm_job_example.LANG.json where no SLURM cluster answers: the job
+    of today's files in that language (`tools/store_slurm_example.py --lang LANG` stores it again)."""
+    stored = json.loads((EXAMPLES.parent / "ddp_lessons" / "data" / f"slurm_job_example.{lang}.json").read_text())
+    lines = stored["output"].splitlines()
+
+    def count(pattern):
+        return sum(bool(pattern.match(line)) for line in lines)
+
+    stopped, epoch, started, final = map(count, printed_lines(EDITIONS[lang] / "train_ddp.py"))
+    requeued, job_started = map(count, echoed_lines(EDITIONS[lang] / "train_ddp.sbatch"))
+    epochs = int(stored["submitted"].split("--epochs ")[1].split()[0])
+    assert (stopped, epoch, started, final) == (1, epochs, 2, 1), (lang, stored["output"])
+    assert (requeued, job_started) == (1, 2), (lang, stored["output"])
+    assert stored["language"] == lang

@@ -47,6 +47,23 @@ def test_rows_without_a_one_rank_baseline_get_no_speedup():
     assert row["speedup"] is None and row["efficiency"] is None and row["efficiency_range"] is None
 
 
+def test_the_table_shows_sync_modes_and_headers_in_the_notebooks_language_aligned():
+    one = scaling_results.rows_from_records([rank_record([0.1, 0.1], sync=("every", "last"))], world=1)
+    two = scaling_results.rows_from_records([rank_record([0.05, 0.05], sync=("every", "never"))] * 2, world=2)
+    result = {"rows": scaling_results.add_speedup(one + two)}  # world 2: twice the samples in half the time
+    for lang, syncs, speedup, speedups in (("en", ["every", "last", "every", "never"], "speedup",
+                                            ["1.00", "1.00", "4.00", "-"]),
+                                           ("es", ["siempre", "al final", "siempre", "nunca"], "aceleración",
+                                            ["1,00", "1,00", "4,00", "-"])):
+        header, *lines = scaling_results.format_rows(result, lang=lang).splitlines()
+        assert speedup in header and ("speedup" in header) == (lang == "en")
+        world_end, speedup_end = header.index("world") + len("world"), header.index(speedup) + len(speedup)
+        for line, sync, world, value in zip(lines, syncs, "1122", speedups, strict=True):
+            assert line.split(maxsplit=1)[1].startswith(sync + " "), line
+            assert line[:world_end].split()[-1] == world and line[world_end] == " ", (header, line)
+            assert line[:speedup_end].split()[-1] == value and line[speedup_end] == " ", (header, line)
+
+
 def test_facts_reference_carries_facts_numbers_and_its_provenance():
     doc = scaling_results.reference("facts_16core_cpu")
     assert doc["provenance"] == FACTS_PROVENANCE

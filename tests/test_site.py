@@ -79,6 +79,8 @@ def course(tmp_path) -> Path:
     (root / "README.es.md").write_text("# Curso\n\n[English](README.md) · [guía](docs/es/LIVE.md)\n")
     (root / "examples").mkdir()
     (root / "examples/train.py").write_text("print('train')\n")
+    (root / "examples/es").mkdir()
+    (root / "examples/es/train.py").write_text("print('entrenar')\n")
     (root / "docs/site/es").mkdir(parents=True)
     (root / "docs/site/home.md").write_text(f"# Home\n\n{site.LESSON_LIST}\n\n[README](../../README.md)\n")
     (root / "docs/site/es/home.md").write_text(f"# Inicio\n\n{site.LESSON_LIST}\n")

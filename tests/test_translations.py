@@ -497,6 +497,11 @@ def test_relink_takes_a_link_to_the_spanish_edition_when_there_is_one(tmp_path):
     assert translations.relink(text, edition, spanish) == (
         "[next](02_b.ipynb) [later](../03_c.ipynb#top) [ex](../../exercises/es/01_a.ipynb) "
         "[take home](../../examples/train.py) [web](https://pytorch.org/x) [here](#section)")
+    # a link that shows its path names the Spanish file it opens; one to a file with no Spanish keeps its text
+    named = "[exercises/01_a.ipynb](../exercises/01_a.ipynb) [`notebooks/03_c.ipynb`](03_c.ipynb) [01_a](../exercises/01_a.ipynb)"
+    assert translations.relink(named, edition, spanish) == (
+        "[exercises/es/01_a.ipynb](../../exercises/es/01_a.ipynb) [`notebooks/03_c.ipynb`](../03_c.ipynb) "
+        "[01_a](../../exercises/es/01_a.ipynb)")
 
 
 # --- the catalog format and the commands ---------------------------------------------------------------

@@ -125,18 +125,26 @@ def reference(name: str, lang: str | None = None) -> dict[str, Any]:
     return doc
 
 
-def format_rows(result: dict[str, Any]) -> str:
-    """The rows as a fixed-width table: experiment, sync, world, step time, samples/s, efficiency."""
-    lines = [f"{tr('experiment'):<28} {'sync':<6} {'world':>5} {tr('ms/step'):>8} {tr('IQR ms'):>13} "
-             f"{tr('samples/s'):>10} {'speedup':>8} {tr('effic.'):>7} {tr('allred/step'):>11}"]
+def format_rows(result: dict[str, Any], lang: str | None = None) -> str:
+    """The rows as a fixed-width table: experiment, sync mode, world, step time, samples/s, efficiency,
+    in the notebook's language (or `lang`): the sync modes through `i18n.label`, the headers through
+    `tr`, each column as wide as its longest text."""
+    syncs = {r["sync"]: i18n.label(r["sync"], lang=lang) for r in result["rows"]}
+    sync_header, speedup_header = tr("sync", lang=lang), tr("speedup", lang=lang)
+    sync_w = max([6, len(sync_header)] + [len(text) for text in syncs.values()])
+    speedup_w = max(8, len(speedup_header))
+    lines = [f"{tr('experiment', lang=lang):<28} {sync_header:<{sync_w}} {'world':>5} "
+             f"{tr('ms/step', lang=lang):>8} {tr('IQR ms', lang=lang):>13} {tr('samples/s', lang=lang):>10} "
+             f"{speedup_header:>{speedup_w}} {tr('effic.', lang=lang):>7} {tr('allred/step', lang=lang):>11}"]
     for r in result["rows"]:
         s = r["step_s"]
-        lines.append(f"{r['experiment']:<28} {r['sync']:<6} {r['world_size']:>5} "
-                     f"{number(s['median'] * 1e3, '8.1f')} {number(s['q1'] * 1e3, '6.1f')}-"
-                     f"{number(s['q3'] * 1e3, '<6.1f')} {number(r['samples_per_s'], '10.0f')} "
-                     f"{_fmt(r['speedup']):>8} {_fmt(r['efficiency']):>7} {number(r['allreduce_per_step'], '>11g')}")
+        lines.append(f"{r['experiment']:<28} {syncs[r['sync']]:<{sync_w}} {r['world_size']:>5} "
+                     f"{number(s['median'] * 1e3, '8.1f', lang=lang)} {number(s['q1'] * 1e3, '6.1f', lang=lang)}-"
+                     f"{number(s['q3'] * 1e3, '<6.1f', lang=lang)} {number(r['samples_per_s'], '10.0f', lang=lang)} "
+                     f"{_fmt(r['speedup'], lang):>{speedup_w}} {_fmt(r['efficiency'], lang):>7} "
+                     f"{number(r['allreduce_per_step'], '>11g', lang=lang)}")
     return "\n".join(lines)
 
 
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else number(value, ".2f")
+def _fmt(value: float | None, lang: str | None = None) -> str:
+    return "-" if value is None else number(value, ".2f", lang=lang)

@@ -157,3 +157,33 @@ def choose(texts: dict[str, str], *, lang: str | None = None, **fields) -> str:
     ships to students: the hints of an instructor's hidden checks (`grading.hidden`)."""
     lang = lang or language()
     return texts.get(lang, texts[SOURCE]).format(**fields)
+
+
+def source(obj, *, lang: str | None = None) -> str:
+    """``inspect.getsource(obj)`` as a learner reads it in the notebook's language (or `lang`): its comments
+    and one-line docstrings in that language's words where they are labels (`label`), the code unchanged.
+    For a function of the package that a lesson prints (lesson 9 shows the benchmark's step)."""
+    import inspect
+    from ddp_lessons.i18n.labels import LABELS
+    text = inspect.getsource(obj)
+    lang = lang or language()
+    for english, token in shown_texts(text):
+        if english in LABELS:
+            text = text.replace(token, token.replace(english, label(english, lang=lang)))
+    return text
+
+
+def shown_texts(code: str) -> list[tuple[str, str]]:
+    """(text, token) of every comment (``# text``) and one-line docstring (``\"\"\"text\"\"\"``) of `code`."""
+    import io
+    import tokenize
+    found, after_def = [], False
+    for token in tokenize.generate_tokens(io.StringIO(code).readline):
+        if token.type == tokenize.COMMENT and token.string[1:].strip():
+            found.append((token.string[1:].strip(), token.string))
+        elif (token.type == tokenize.STRING and after_def and token.string[:3] in ('"""', "'''")
+              and "\n" not in token.string):
+            found.append((token.string[3:-3], token.string))
+        if token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.COMMENT):
+            after_def = token.string == ":" and token.type == tokenize.OP
+    return found

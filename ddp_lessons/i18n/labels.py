@@ -17,6 +17,12 @@ LABELS = frozenset({
     "new", "OLD", "unknown", "passed", "failed",
     # lesson 9: weak or strong scaling, and which one is ahead
     "weak", "strong", "weak scaling ahead", "strong scaling ahead", "about even",
+    # lesson 9: the sync modes of the scaling table (bench_train.train_step's `sync`)
+    "every", "never", "last",
+    # lesson 9: the comments and docstrings of the benchmark's functions it prints (i18n.source)
+    "One optimizer step over `accumulate` micro-batches, all-reducing as `sync` says.",
+    "Build the plan's model, wrap it in DDP, and time its steps on this rank.",
+    "device index == LOCAL_RANK when each rank has its own GPU",
     # lesson 10: one seed for every rank, or one per rank
     "same", "per-rank",
     # lesson 11: what a rank found in the prepared file, and the batch/learning-rate setups

@@ -2339,6 +2339,20 @@ SPANISH = {
     "4 ranks, same lr": "4 ranks, mismo lr",
     "4 ranks, lr x4": "4 ranks, lr x4",
 
+    # lesson 9's scaling table (scaling_results.format_rows): the sync modes (labels) and two headers; the
+    # comments and docstrings of the benchmark's functions it prints (labels, shown by i18n.source)
+    "every": "siempre",
+    "never": "nunca",
+    "last": "al final",
+    "sync": "sinc.",
+    "speedup": "aceleración",
+    "One optimizer step over `accumulate` micro-batches, all-reducing as `sync` says.":
+        "Un paso del optimizador sobre `accumulate` microlotes, con los all-reduce que indique `sync`.",
+    "Build the plan's model, wrap it in DDP, and time its steps on this rank.":
+        "Construye el modelo del plan, lo envuelve en DDP y cronometra sus pasos en este rank.",
+    "device index == LOCAL_RANK when each rank has its own GPU":
+        "índice del dispositivo == LOCAL_RANK cuando cada rank tiene su propia GPU",
+
     # grading: the instructor's command line (python -m ddp_lessons grade: its lines, errors, the limits line,
     # the SLURM progress, the class report); the gradebook's CSV values and the result files stay English
     "error: {message}": "error: {message}",

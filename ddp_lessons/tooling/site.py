@@ -123,9 +123,10 @@ def pages(root: Path = ROOT) -> list[Page]:
             found.append(Page(f"docs/{name.lower()}", "doc", files))
     if (root / "i18n/es/GLOSSARY.md").exists():
         found.append(Page("docs/glossary", "doc", {"es": "i18n/es/GLOSSARY.md"}))
-    for path in sorted((root / "examples").glob("*")):
+    for path in sorted((root / "examples").glob("*")):  # a Spanish edition of one is in examples/es/
         if path.is_file() and not path.name.startswith("."):
-            found.append(Page(f"examples/{path.name.replace('.', '_')}", "example", {"en": f"examples/{path.name}"}))
+            found.append(Page(f"examples/{path.name.replace('.', '_')}", "example",
+                              _files(root, f"examples/{path.name}", f"examples/es/{path.name}")))
     return found
 
 

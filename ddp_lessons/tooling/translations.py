@@ -71,6 +71,8 @@ DOCS = ("docs/INSTRUCTORS.md", "docs/LIVE.md", "docs/COMM.md", "docs/ERRORS.md",
 translation is written by hand (a doc is not generated); its first line names the English and its hash."""
 DOC_MARKER = re.compile(r"^<!-- translates (?P<source>\S+) en (?P<hash>[0-9a-f]{12}) -->$")
 QUIZ_CELL = re.compile(r'^quiz\.(?:ask|predict)\("(?P<lesson>\d\d)", (?P<n>\d+)\)$')
+PATH_LINK = re.compile(r"\[(?P<text>`?[\w./-]+`?)\]\((?P<target>[^)\"\s#]+)")
+"""A markdown link whose text may be a path: ``[exercises/05_x.ipynb](../exercises/05_x.ipynb)``."""
 LINK = re.compile(r'(?P<open>\]\(|<img src="|<a href=")(?P<target>[^)"\s#]*)(?P<rest>[^)"\s]*)')
 WIDGET_VIEW, WIDGET_STATE = "application/vnd.jupyter.widget-view+json", "application/vnd.jupyter.widget-state+json"
 
@@ -162,17 +164,32 @@ def run_record(notebook: NotebookNode | None) -> dict | None:
 
 def relink(text: str, edition: Edition, spanish: set[Path]) -> str:
     """`text` with each relative link re-rooted from the English notebook's folder to the generated
-    one's: to the Spanish edition of the target when there is one, else to the English file."""
-    def move(found: re.Match) -> str:
-        target = found["target"]
+    one's: to the Spanish edition of the target when there is one, else to the English file. A link
+    whose text is the path of the file it opens (``[exercises/05_x.ipynb](...)``) names the file it
+    now opens (``exercises/es/05_x.ipynb``)."""
+    def linked(target: str) -> Path | None:
+        """The file `target` (relative to the English notebook) opens in the generated one; None if not a file."""
         if not target or "://" in target or target.startswith(("/", "mailto:")):
-            return found[0]
+            return None
         path = Path(os.path.normpath(edition.source.parent / target))
         if path.suffix == ".ipynb" and path.parent.name in SOURCES and path in spanish:
             path = path.parent / edition.lang / path.name
+        return path
+
+    def rename(found: re.Match) -> str:
+        english = Path(os.path.normpath(edition.source.parent / found["target"]))
+        path = linked(found["target"])
+        if path is None or path == english or found["text"].strip("`") != edition.name(english):
+            return found[0]
+        return found[0].replace(found["text"], found["text"].replace(edition.name(english), edition.name(path)), 1)
+
+    def move(found: re.Match) -> str:
+        path = linked(found["target"])
+        if path is None:
+            return found[0]
         return found["open"] + Path(os.path.relpath(path, edition.target.parent)).as_posix() + found["rest"]
 
-    return LINK.sub(move, text)
+    return LINK.sub(move, PATH_LINK.sub(rename, text))
 
 
 def quizzes(root: Path, lang: str | None = None) -> dict:
