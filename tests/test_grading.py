@@ -50,7 +50,8 @@ def test_grader_ranks_correct_wrong_tampered_hanging_crashing_and_missing(course
     code = cli.main(["grade", str(submissions), "--out", str(tmp_path / "grades.csv"),
                      "--solutions", str(solution.parent), "--cell-timeout", str(CELL_TIMEOUT),
                      "--notebook-timeout", str(NOTEBOOK_TIMEOUT), "--jobs", "2", "--hidden", str(hidden_checks(tmp_path)),
-                     "--feedback", str(tmp_path / "feedback"), "--gradescope", str(tmp_path / "gradescope")])
+                     "--feedback", str(tmp_path / "feedback"), "--gradescope", str(tmp_path / "gradescope"),
+                     "--lang", "en"])
 
     assert code == 0
     with open(tmp_path / "grades.csv", newline="") as f:

@@ -321,7 +321,7 @@ def grade_class(tmp_path, students, *options, spanish=()):
     out = tmp_path / "grades.csv"
     assert cli.main(["grade", str(submissions), "--out", str(out), "--solutions", str(solution.parent),
                      "--cell-timeout", "60", "--notebook-timeout", "240", "--jobs", "2",
-                     "--feedback", str(tmp_path / "feedback"), *options]) == 0
+                     "--feedback", str(tmp_path / "feedback"), "--lang", "en", *options]) == 0
     with open(out, newline="") as f:
         return {row["student"]: row for row in csv.DictReader(f)}
 

@@ -171,7 +171,7 @@ HANG = "import time\n    time.sleep(3600)"
 def grade(cluster, submissions, solution, out, *options, wait=True):
     """``python -m ddp_lessons grade`` against `cluster` (a subprocess: Ctrl-C is a real SIGINT)."""
     command = [sys.executable, "-m", "ddp_lessons", "grade", str(submissions), "--out", str(out),
-               "--solutions", str(solution.parent), "--cell-timeout", "600", *options]
+               "--solutions", str(solution.parent), "--cell-timeout", "600", "--lang", "en", *options]  # its lines
     log = open(out.with_suffix(".log"), "w")
     process = subprocess.Popen(command, env=cluster.env, stdout=log, stderr=subprocess.STDOUT, text=True)
     log.close()
@@ -212,7 +212,7 @@ def test_a_class_graded_on_slurm_gets_the_points_of_local_grading_and_no_noteboo
     local = tmp_path / "local" / "grades.csv"
     local.parent.mkdir()
     assert cli.main(["grade", str(submissions), "--out", str(local), "--solutions", str(solution.parent),
-                     "--cell-timeout", "600", "--hidden", str(hidden), "--jobs", "1"]) == 0
+                     "--cell-timeout", "600", "--hidden", str(hidden), "--jobs", "1", "--lang", "en"]) == 0
     with SlurmCluster(tmp_path / "slurm") as cluster:
         # what sizes the array by default: the real sinfo's answer for this one-node cluster
         assert slurm.query_capacity(slurm.Options(), cluster.env) == (cluster.cpus // 2 or None, None)

@@ -33,15 +33,13 @@ from ddp_lessons.plots.figures import new_figure
 PACKAGE = Path(ddp_lessons.__file__).resolve().parent
 
 LEFT_OUT = ("i18n/", "runtime/rank_hooks/", "runtime/contract.py", "live/worker.py", "live/controller.py",
-            "live/watchdog.py", "grading/", "tooling/translations.py", "tooling/catalogs.py", "tooling/code_strings.py",
+            "live/watchdog.py", "tooling/translations.py", "tooling/catalogs.py", "tooling/code_strings.py",
             "tooling/error_docs.py", "tooling/site.py", "base/exercise_format.py", "quiz.py", "base/quiz_forms.py")
 """The whole package is scanned (a new module too) but these, each for a reason: ``i18n/`` (the tables
 themselves); ``runtime/rank_hooks`` (runs before the package can be imported; it writes evidence files,
 not messages); ``runtime/contract.py`` (names, no words); ``live/worker.py``, ``live/controller.py`` and
-``live/watchdog.py`` (processes no learner reads); ``grading/`` (its feedback file and limits speak the
-submission's language already; its command line is the instructor's, being rebuilt on another branch);
-``tooling/translations.py``, ``tooling/catalogs.py``, ``tooling/code_strings.py``, ``tooling/error_docs.py``
-and ``base/exercise_format.py`` (authoring tools that report on the English sources); ``tooling/site.py``'s
+``live/watchdog.py`` (processes no learner reads); ``tooling/translations.py``, ``tooling/catalogs.py``,
+``tooling/code_strings.py``, ``tooling/error_docs.py`` and ``base/exercise_format.py`` (authoring tools that report on the English sources); ``tooling/site.py``'s
 build messages (a maintainer's command; the pages it writes speak through `tr`); ``quiz.py`` and
 ``base/quiz_forms.py`` (what they show a learner is `tr` templates already, checked by
 tests/test_translations.py; what is left is authors' errors, a lesson asking a question that does not

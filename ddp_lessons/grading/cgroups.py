@@ -29,6 +29,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ddp_lessons.i18n import tr
+
 CONTROLLERS = ("memory", "pids")
 PREFIX = "ddp-grade"
 _names = itertools.count()
@@ -224,8 +226,8 @@ class Direct:
             done = subprocess.run(command + ["--", sys.executable, "-I", "-c", "pass"], capture_output=True,
                                   text=True, timeout=60)
             if done.returncode != 0:
-                lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
-                raise OSError(f"a process cannot join it: {lines[-1]}")
+                lines = done.stderr.strip().splitlines() or [tr("exit code {code}", code=done.returncode)]
+                raise OSError(tr("a process cannot join it: {said}", said=lines[-1]))
         finally:
             group.remove()
 
@@ -261,8 +263,8 @@ def direct(memory: bool = True, pids: bool = True) -> tuple[Direct | None, str]:
             attempt.check()
             return attempt, ""
         except OSError as error:
-            reasons.append(f"cgroup v2 at {home} is not writable with the memory and pids controllers "
-                           f"({error.strerror or error})")
+            reasons.append(tr("cgroup v2 at {home} is not writable with the memory and pids controllers ({error})",
+                              home=str(home), error=str(error.strerror or error)))
     parents = {c: own_dir(c) for c in wanted}
     if wanted and all(parents.values()):
         try:
@@ -270,10 +272,11 @@ def direct(memory: bool = True, pids: bool = True) -> tuple[Direct | None, str]:
             attempt.check()
             return attempt, ""
         except OSError as error:
-            reasons.append(f"cgroup v1 {'/'.join(wanted)} is not writable ({error.strerror or error})")
+            reasons.append(tr("cgroup v1 {controllers} is not writable ({error})", controllers="/".join(wanted),
+                              error=str(error.strerror or error)))
     elif home is None:
-        reasons.append("no cgroup v2 and no cgroup v1 " + "/".join(c for c in wanted if not parents[c])
-                       + " hierarchy is mounted")
+        reasons.append(tr("no cgroup v2 and no cgroup v1 {controllers} hierarchy is mounted",
+                          controllers="/".join(c for c in wanted if not parents[c])))
     return None, "; ".join(reasons)
 
 
@@ -294,25 +297,26 @@ def systemd_command(memory: int | None, tasks: int | None) -> list[str]:
 def systemd(timeout: float = 20) -> tuple[bool, str]:
     """Whether ``systemd-run --scope`` gives a child a cgroup v2 whose memory.max and pids.max hold."""
     if shutil.which("systemd-run") is None:
-        return False, "systemd-run is not installed"
+        return False, tr("systemd-run is not installed")
     if not Path("/run/systemd/system").is_dir():
-        return False, "systemd is not running here"
+        return False, tr("systemd is not running here")
     memory, tasks = 256 << 20, 64
     probe = systemd_command(memory, tasks) + [sys.executable, "-I", "-c", _DESCRIBE]
     try:
         done = subprocess.run(probe, capture_output=True, text=True, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as error:
-        return False, f"systemd-run did not run: {error}"
+        return False, tr("systemd-run did not run: {error}", error=str(error))
     if done.returncode != 0:
-        lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
-        return False, f"systemd-run --scope failed: {lines[-1]}"
+        lines = done.stderr.strip().splitlines() or [tr("exit code {code}", code=done.returncode)]
+        return False, tr("systemd-run --scope failed: {said}", said=lines[-1])
     try:
         seen = json.loads(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
-        return False, f"systemd-run --scope gave no cgroup: {done.stdout.strip()[-200:]}"
+        return False, tr("systemd-run --scope gave no cgroup: {said}", said=done.stdout.strip()[-200:])
     if seen.get("memory.max") != str(memory) or seen.get("pids.max") != str(tasks):
-        return False, (f"systemd-run --scope did not apply the limits (memory.max {seen.get('memory.max')}, "
-                       f"pids.max {seen.get('pids.max')}: are the memory and pids controllers delegated?)")
+        return False, tr("systemd-run --scope did not apply the limits (memory.max {memory}, pids.max {pids}: are the "
+                         "memory and pids controllers delegated?)", memory=str(seen.get("memory.max")),
+                         pids=str(seen.get("pids.max")))
     return True, ""
 
 
@@ -345,9 +349,9 @@ def group_of(pid: int) -> Group | None:
 def probe(memory: bool = True, pids: bool = True) -> tuple[str | None, Direct | None, str]:
     """How job cgroups are made here: ("v2" | "v1" | "systemd" | None, the direct parents, why not)."""
     if not (memory or pids):
-        return None, None, "no memory or process limit asked for"
+        return None, None, tr("no memory or process limit asked for")
     if sys.platform != "linux":
-        return None, None, "cgroups exist only on Linux"
+        return None, None, tr("cgroups exist only on Linux")
     found, why_not_direct = direct(memory, pids)
     if found is not None:
         return found.version, found, ""

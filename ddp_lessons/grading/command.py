@@ -1,11 +1,19 @@
 """``python -m ddp_lessons grade SUBMISSIONS``: options; the class graded here (``--jobs``) or on SLURM
 (``--slurm``), each notebook's result kept in the run folder (``--resume``); then, from the merged
 results, the gradebook, the wide and LMS CSVs, the class report and, when asked, one feedback file and
-one Gradescope results.json per student."""
+one Gradescope results.json per student.
+
+The command speaks the instructor's language (`instructor_language`: ``--lang``, else ``DDP_LESSONS_LANG``,
+else the shell's locale); each notebook still runs, and its student's feedback is still written, in the
+notebook's own language (its metadata: `jobs.grade_notebook` sets its kernel's). What other programs read
+stays as it is in every language: the CSV files (their columns and values, ``failed_checks`` included),
+results.json, file names."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from pathlib import Path
 
@@ -13,14 +21,49 @@ from ddp_lessons.base.conventions import CELL_TIMEOUT, NOTEBOOK_PATTERN
 from ddp_lessons.base.exercise_format import ExerciseFormatError
 from ddp_lessons.grading import feedback, gradebook, gradescope, hidden, limits, report, results, sandbox, slurm
 from ddp_lessons.grading.jobs import NOTEBOOK_TIMEOUT, Settings, default_jobs, grade_notebooks, plan
+from ddp_lessons.i18n import LANGUAGES, SOURCE, tr
+from ddp_lessons.runtime.contract import LANGUAGE_ENV
+
+LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
+"""Where a shell says its language (``es_ES.UTF-8``), first set wins, as for any POSIX program's messages."""
+
+
+def instructor_language(chosen: str | None = None, environ: dict[str, str] | None = None) -> str:
+    """The language the command speaks: `chosen` (``--lang``); else ``DDP_LESSONS_LANG``; else the shell's
+    locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``, the first set: ``es_MX.UTF-8`` is Spanish); else English."""
+    environ = os.environ if environ is None else environ
+    if chosen:
+        return chosen
+    if environ.get(LANGUAGE_ENV, "").strip().lower() in LANGUAGES:
+        return environ[LANGUAGE_ENV].strip().lower()
+    locale = next((environ[name] for name in LOCALE_VARIABLES if environ.get(name)), "")
+    found = locale.split("_")[0].split(".")[0].lower()
+    return found if found in LANGUAGES else SOURCE
+
+
+@contextlib.contextmanager
+def speaking(lang: str):
+    """Everything the command prints, in `lang`: ``DDP_LESSONS_LANG`` set for its duration (its SLURM tasks
+    inherit it, so their logs speak it too; every notebook's kernel gets its notebook's own language)."""
+    before = os.environ.get(LANGUAGE_ENV)
+    os.environ[LANGUAGE_ENV] = lang
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(LANGUAGE_ENV, None)
+        else:
+            os.environ[LANGUAGE_ENV] = before
 
 
 def size(text: str) -> int | None:
-    """An argparse type: ``4G``, ``300M``, ``none``."""
-    try:
-        return limits.parse_size(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+    """An argparse type: ``4G``, ``300M``, ``none`` (its error in the language of the shell: ``--lang`` may
+    come later on the command line)."""
+    with speaking(instructor_language()):
+        try:
+            return limits.parse_size(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def count(text: str) -> int | None:
@@ -28,7 +71,8 @@ def count(text: str) -> int | None:
     try:
         return limits.parse_count(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number above zero (or none)") from None
+        said = tr("{text!r} is not a number above zero (or none)", lang=instructor_language(), text=text)
+        raise argparse.ArgumentTypeError(said) from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,6 +101,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write one Markdown feedback file per student into DIR")
     parser.add_argument("--gradescope", type=Path, metavar="DIR",
                         help="write a Gradescope autograder results.json per student: DIR/<student>/results.json")
+    parser.add_argument("--lang", choices=LANGUAGES,
+                        help="the language of what this command prints and of the class report (default: "
+                             "DDP_LESSONS_LANG, else the shell's locale, e.g. LANG=es_ES.UTF-8); each student's "
+                             "feedback follows their notebooks' language")
     parser.add_argument("--resume", action="store_true",
                         help="keep what an interrupted run (same options) graded in OUT-run/ and grade the rest")
     sizes = limits.size_text
@@ -96,18 +144,28 @@ def manifest(settings: Settings, exercises: list[str] | None) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     """Grade the submissions (here, or on SLURM), then write the gradebook and the rest; 0 when every
-    notebook was graded, 2 when some could not be (named), 130 when interrupted, 1 on errors."""
+    notebook was graded, 2 when some could not be (named), 130 when interrupted, 1 on errors. It speaks
+    the instructor's language (`instructor_language`)."""
+    with speaking(instructor_language(getattr(args, "lang", None))):
+        return grade(args)
+
+
+def error(message: str) -> int:
+    """Print `message` as the command's error; the exit code of an error."""
+    print(tr("error: {message}", message=message), file=sys.stderr)
+    return 1
+
+
+def grade(args: argparse.Namespace) -> int:
+    """`run`, in the language already chosen."""
     if not args.submissions.is_dir():
-        print(f"error: {args.submissions} is not a folder of student folders", file=sys.stderr)
-        return 1
+        return error(tr("{folder} is not a folder of student folders", folder=str(args.submissions)))
     jobs_at_once = args.jobs if args.jobs is not None else (1 if args.slurm else default_jobs())
     if jobs_at_once < 1:
-        print("error: --jobs must be at least 1", file=sys.stderr)
-        return 1
+        return error(tr("{option} must be at least 1", option="--jobs"))
     for option in ("per_task", "tasks_in_flight"):
         if getattr(args, option) is not None and getattr(args, option) < 1:
-            print(f"error: --{option.replace('_', '-')} must be at least 1", file=sys.stderr)
-            return 1
+            return error(tr("{option} must be at least 1", option="--" + option.replace("_", "-")))
     run_dir, notebooks = results.run_folder(args.out), []
     try:
         if args.hidden is not None:
@@ -117,9 +175,9 @@ def run(args: argparse.Namespace) -> int:
                             args.notebook_timeout, bounds, args.sandbox)
         notebooks = plan(args.submissions, args.solutions, args.exercise)
         if not notebooks:
-            print(f"error: nothing to grade (no student folders in {args.submissions} or no "
-                  f"{NOTEBOOK_PATTERN} in {args.solutions})", file=sys.stderr)
-            return 1
+            return error(tr("nothing to grade (no student folders in {submissions} or no {pattern} in {solutions})",
+                            submissions=str(args.submissions), pattern=NOTEBOOK_PATTERN,
+                            solutions=str(args.solutions)))
         for exercise in {notebook.exercise for notebook in notebooks}:
             settings.checks(exercise)  # every solution and hidden check reads before anything runs
         results.start_run(run_dir, manifest(settings, args.exercise), args.resume)
@@ -129,7 +187,8 @@ def run(args: argparse.Namespace) -> int:
                 results.result_path(run_dir, notebook).unlink(missing_ok=True)
         todo = [notebook for notebook in notebooks if notebook not in kept]
         if args.resume:
-            print(f"--resume: {len(kept)} of {len(notebooks)} notebooks already graded in {run_dir}", flush=True)
+            print(tr("--resume: {kept} of {total} notebooks already graded in {run}", kept=len(kept),
+                     total=len(notebooks), run=str(run_dir)), flush=True)
         missing: dict = {}
         if args.slurm:
             options = slurm.Options(args.partition, args.account, args.time_per_task, args.tasks_in_flight,
@@ -138,32 +197,42 @@ def run(args: argparse.Namespace) -> int:
         elif todo:
             grade_notebooks(settings, todo, jobs_at_once, run=run_dir)
     except (sandbox.SandboxError, hidden.HiddenCheckError, ExerciseFormatError, slurm.SlurmError,
-            ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
+            ValueError) as problem:
+        return error(str(problem))
     except slurm.Interrupted as stopped:
         graded = len(results.read_results(run_dir, notebooks, args.submissions))
-        print(f"\ninterrupted: cancelled SLURM job {stopped.job_id} (scancel {stopped.job_id}); {graded} of "
-              f"{len(notebooks)} notebooks are graded and kept in {run_dir}: run the same command with --resume "
-              "to grade the rest", file=sys.stderr, flush=True)
+        print("\n" + tr("interrupted: cancelled SLURM job {job} (scancel {job}); {graded} of {total} notebooks are "
+                        "graded and kept in {run}: run the same command with --resume to grade the rest",
+                        job=stopped.job_id, graded=graded, total=len(notebooks), run=str(run_dir)),
+              file=sys.stderr, flush=True)
         return 130
     except KeyboardInterrupt:
         graded = len(results.read_results(run_dir, notebooks, args.submissions))
-        print(f"\ninterrupted: {graded} of {len(notebooks)} notebooks are graded and kept in {run_dir}: run the "
-              "same command with --resume to grade the rest", file=sys.stderr, flush=True)
+        print("\n" + tr("interrupted: {graded} of {total} notebooks are graded and kept in {run}: run the same "
+                        "command with --resume to grade the rest", graded=graded, total=len(notebooks),
+                        run=str(run_dir)), file=sys.stderr, flush=True)
         return 130
     found = results.read_results(run_dir, notebooks, args.submissions)
-    grades = results.merge(notebooks, found, settings.checks,
-                           {n: missing.get(n, "no result in " + str(run_dir)) for n in notebooks if n not in found})
+    why = {n: missing.get(n) or results.Reason(lambda lang: tr("no result in {run}", lang=lang, run=str(run_dir)))
+           for n in notebooks if n not in found}
+    grades = results.merge(notebooks, found, settings.checks, why)
     write_outputs(grades, args)
     ungraded = [grade for grade in grades if not grade.graded]
     if ungraded:
-        print(f"NOT GRADED ({len(ungraded)} notebooks, no points given; grade them with --resume):",
-              file=sys.stderr)
-        for grade in ungraded:
-            print(f"  {grade.student}/{grade.exercise}: {grade.note}", file=sys.stderr)
+        print(not_graded(ungraded, why), file=sys.stderr)
         return 2
     return 0
+
+
+def not_graded(ungraded: list, why: dict) -> str:
+    """What the command says of the notebooks it could not grade (each with why, in the instructor's
+    language; the gradebook stores why in English)."""
+    lines = [tr("NOT GRADED ({count} notebooks, no points given; grade them with --resume):", count=len(ungraded))]
+    for grade in ungraded:
+        reason = why.get(results.Notebook(grade.student, grade.exercise))
+        said = tr("not graded: {why}", why=reason.said) if isinstance(reason, results.Reason) else grade.note
+        lines.append(f"  {grade.student}/{grade.exercise}: {said}")
+    return "\n".join(lines)
 
 
 def write_outputs(grades: list, args: argparse.Namespace) -> None:
@@ -174,13 +243,15 @@ def write_outputs(grades: list, args: argparse.Namespace) -> None:
     journals = report.first_answers(args.submissions, sorted({grade.student for grade in grades}))
     markdown, figure = report.write_report(grades, args.out.with_name(f"{args.out.stem}-report.md"), journals)
     print(gradebook.summary_table(grades))
-    print(f"gradebook: {args.out}\none row per student: {gradebook.wide_path(args.out)}\n"
-          f"for an LMS import: {gradebook.lms_path(args.out)}\n"
-          f"class report: {markdown} (figure {figure.name})")
+    print(tr("gradebook: {gradebook}\none row per student: {wide}\nfor an LMS import: {lms}\n"
+             "class report: {report} (figure {figure})", gradebook=str(args.out),
+             wide=str(gradebook.wide_path(args.out)), lms=str(gradebook.lms_path(args.out)), report=str(markdown),
+             figure=figure.name))
     if args.feedback:
         written = feedback.write_feedback(grades, args.feedback)
-        print(f"feedback: {len(written)} files in {args.feedback}")
+        print(tr("feedback: {count} files in {folder}", count=len(written), folder=str(args.feedback)))
     if args.gradescope:
         written, skipped = gradescope.write_results(grades, args.gradescope)
-        print(f"Gradescope results: {len(written)} files in {args.gradescope}"
-              + (f" (none for {', '.join(skipped)}: not every exercise graded)" if skipped else ""))
+        print(tr("Gradescope results: {count} files in {folder}", count=len(written), folder=str(args.gradescope))
+              + (tr(" (none for {students}: not every exercise graded)", students=", ".join(skipped))
+                 if skipped else ""))

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ddp_lessons.grading.scoring import Grade
+from ddp_lessons.i18n import tr
 
 CSV_COLUMNS = ("student", "exercise", "points", "max_points", "failed_checks")
 LMS_COLUMNS = ("student_id", "total")
@@ -93,9 +94,10 @@ def write_lms(grades: list[Grade], path: Path) -> None:
 
 
 def summary_table(grades: list[Grade]) -> str:
-    """Points per student (rows) and exercise (columns), with each student's total."""
+    """Points per student (rows) and exercise (columns), with each student's total (the command prints it, in
+    its language)."""
     exercises = sorted({grade.exercise for grade in grades})
-    rows = [["student", *exercises, "total"]]
+    rows = [[tr("student"), *exercises, tr("total")]]
     for student in sorted({grade.student for grade in grades}):
         mine = [grade for grade in grades if grade.student == student]
         rows.append([student, *(fraction(g for g in mine if g.exercise == name) for name in exercises),

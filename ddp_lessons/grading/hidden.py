@@ -25,6 +25,8 @@ from pathlib import Path
 import nbformat.v4 as v4
 from nbformat import NotebookNode
 
+from ddp_lessons.i18n import tr
+
 TITLE = "# Hidden check:"
 POINTS = re.compile(r"#\s*points:\s*(\d+)\s*$")
 ID_PREFIX = "hidden-"
@@ -42,12 +44,15 @@ def parse(path: Path) -> NotebookNode:
     source = path.read_text(encoding="utf-8")
     lines = source.splitlines()
     if not lines or not lines[0].startswith(TITLE) or not lines[0][len(TITLE):].strip():
-        raise HiddenCheckError(f"{path}: the first line must be '{TITLE} <what it checks>'")
+        raise HiddenCheckError(tr("{path}: the first line must be '{title} <what it checks>'", path=str(path),
+                                  title=TITLE))
     points = next((int(match[1]) for line in lines[1:4] if (match := POINTS.match(line.strip()))), None)
     if not points:
-        raise HiddenCheckError(f"{path}: one of the lines after the title must be '# points: N' (N > 0)")
+        raise HiddenCheckError(tr("{path}: one of the lines after the title must be '# points: N' (N > 0)",
+                                  path=str(path)))
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,55}", path.stem):
-        raise HiddenCheckError(f"{path}: name it with letters, digits, '-' and '_' only (at most 55)")
+        raise HiddenCheckError(tr("{path}: name it with letters, digits, '-' and '_' only (at most 55)",
+                                  path=str(path)))
     cell = v4.new_code_cell(source.rstrip("\n"))
     cell.id = ID_PREFIX + path.stem
     cell.metadata["ddp_lessons"] = {"check": True, "points": points, "hidden": True}
@@ -65,11 +70,12 @@ def check_folder(folder: Path, private_to_students: list[Path]) -> list[str]:
     """Make sure `folder` exists and lies outside every folder students see (`private_to_students`:
     solutions, exercises, submissions); return the exercises it has hidden checks for."""
     if not folder.is_dir():
-        raise HiddenCheckError(f"--hidden {folder}: not a folder")
+        raise HiddenCheckError(tr("--hidden {folder}: not a folder", folder=str(folder)))
     resolved = folder.resolve()
     for place in private_to_students:
         place = place.resolve()
         if resolved == place or resolved.is_relative_to(place) or place.is_relative_to(resolved):
-            raise HiddenCheckError(f"--hidden {folder}: keep hidden checks outside {place} (students see it)")
+            raise HiddenCheckError(tr("--hidden {folder}: keep hidden checks outside {place} (students see it)",
+                                      folder=str(folder), place=str(place)))
     exercises = sorted(path.name for path in folder.iterdir() if path.is_dir() and load(folder, path.name))
     return exercises  # every file parsed (load raises on a malformed one) before a notebook is graded

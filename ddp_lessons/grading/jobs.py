@@ -234,10 +234,11 @@ def grade_notebook(submission: Path, solution: Path, student: str = "", *, cell_
 
 
 def graded_line(notebook: Notebook, grade: Grade, seconds: float) -> str:
-    """``alice/05_distributed_sampler.ipynb: 3/4 [peak 812 MiB memory, ...] (12.3 s)``: the line per notebook."""
-    status = "" if grade.status == scoring.GRADED else f" {grade.status}"
+    """``alice/05_distributed_sampler.ipynb: 3/4 [peak 812 MiB memory, ...] (12.3 s)``: the line per notebook
+    (in the command's language: ``0/4 no entregado (0,0 s)``)."""
+    status = "" if grade.status == scoring.GRADED else f" {scoring.said(grade.status)}"
     used = f" [{grade.usage.text()}]" if grade.usage is not None else ""
-    return f"{notebook.name}.ipynb: {grade.points}/{grade.max_points}{status}{used} ({seconds:.1f} s)"
+    return f"{notebook.name}.ipynb: {grade.points}/{grade.max_points}{status}{used} ({i18n.number(seconds, '.1f')} s)"
 
 
 def grade_notebooks(settings: Settings, notebooks: list[Notebook], jobs: int = 1, *, run: Path | None = None,

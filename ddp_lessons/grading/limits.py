@@ -25,7 +25,7 @@ import subprocess
 from dataclasses import dataclass
 
 from ddp_lessons.grading import cgroups
-from ddp_lessons.i18n import SOURCE, language, tr
+from ddp_lessons.i18n import SOURCE, language, localize_numbers, tr
 
 KINDS = ("memory", "processes", "disk", "output")
 
@@ -79,7 +79,7 @@ def said(kind: str, value: int | None, lang: str | None = None) -> str:
         return tr("wrote more than {amount} to disk", lang=lang, amount=amount)
     if kind == "output":
         return tr("printed more than {amount} of output", lang=lang, amount=amount)
-    raise ValueError(f"unknown limit {kind!r}: one of {', '.join(KINDS)}")
+    raise ValueError(tr("unknown limit {kind!r}: one of {kinds}", kind=kind, kinds=", ".join(KINDS)))
 
 
 def parse_size(text: str) -> int | None:
@@ -88,11 +88,11 @@ def parse_size(text: str) -> int | None:
     if text.strip().lower() in ("none", "unlimited"):
         return None
     if not match:
-        raise ValueError(f"{text!r} is not a size: write e.g. 4G, 300M, 512K or none")
+        raise ValueError(tr("{text!r} is not a size: write e.g. 4G, 300M, 512K or none", text=text))
     number, unit = float(match[1]), match[2]
     value = int(number * (1 << (10 * " kmgt".index(unit or " "))))
     if value <= 0:
-        raise ValueError(f"{text!r}: a limit must be above zero (or none)")
+        raise ValueError(tr("{text!r}: a limit must be above zero (or none)", text=text))
     return value
 
 
@@ -102,7 +102,7 @@ def parse_count(text: str) -> int | None:
         return None
     value = int(text)
     if value <= 0:
-        raise ValueError(f"{text!r}: a limit must be above zero (or none)")
+        raise ValueError(tr("{text!r}: a limit must be above zero (or none)", text=text))
     return value
 
 
@@ -154,18 +154,18 @@ class Plan:
         """How limit `kind` is enforced here, in a few words."""
         kernel = {"v2": "cgroup v2 {}", "v1": "cgroup v1 {}", "systemd": "systemd scope {}"}.get(self.cgroup or "")
         if kind == "memory":
-            return kernel.format("MemoryMax" if self.cgroup == "systemd" else "memory limit") if kernel else \
-                f"a watchdog summing its processes' memory (PSS) every {POLL:g} s"
+            return kernel.format("MemoryMax" if self.cgroup == "systemd" else tr("memory limit")) if kernel else \
+                tr("a watchdog summing its processes' memory (PSS) every {poll:g} s", poll=POLL)
         if kind == "processes":
             return kernel.format("TasksMax" if self.cgroup == "systemd" else "pids.max") if kernel else \
-                f"a watchdog counting its processes and threads every {POLL:g} s"
+                tr("a watchdog counting its processes and threads every {poll:g} s", poll=POLL)
         if kind == "disk":
-            where = "a watch on its scratch folder, RLIMIT_FSIZE on any one file"
+            where = tr("a watch on its scratch folder, RLIMIT_FSIZE on any one file")
             if not self.sandboxed:
-                return where + ", TMPDIR inside the scratch folder"
-            return where + (", /tmp and /dev/shm as tmpfs of that size" if self.tmpfs_size else
-                            ", but /tmp NOT capped: this bwrap has no --size")
-        return "the grader counting what cells and processes print"
+                return where + tr(", TMPDIR inside the scratch folder")
+            return where + (tr(", /tmp and /dev/shm as tmpfs of that size") if self.tmpfs_size else
+                            tr(", but /tmp NOT capped: this bwrap has no --size"))
+        return tr("the grader counting what cells and processes print")
 
     def watchdog(self, kind: str) -> bool:
         """Whether the grader's watchdog (not the kernel) enforces limit `kind` here."""
@@ -176,15 +176,27 @@ class Plan:
         parts = []
         for kind in KINDS:
             value = getattr(self.limits, kind)
-            shown = (f"{value} processes+threads" if kind == "processes" else f"{kind} {size_text(value)}") \
-                if value is not None else f"{kind} UNLIMITED ({self.limits.option(kind)} none)"
+            shown = self.limit_text(kind, value) if value is not None else \
+                tr("{kind} UNLIMITED ({option} none)", kind=self.limit_name(kind), option=self.limits.option(kind))
             parts.append(shown if value is None else f"{shown} ({self.by(kind)})")
-        text = "limits per notebook: " + ", ".join(parts) + \
-            f", cell {cell_timeout:g} s, notebook {notebook_timeout:g} s"
+        text = tr("limits per notebook: {limits}, cell {cell:g} s, notebook {notebook:g} s", limits=", ".join(parts),
+                  cell=cell_timeout, notebook=notebook_timeout)
         if self.cgroup is None:
-            text += (f"; no cgroup here ({self.why_no_cgroup}): the watchdog stops memory and processes "
-                     f"within {POLL:g} s of going over, so a fast enough allocation can overshoot")
+            text += tr("; no cgroup here ({why}): the watchdog stops memory and processes within {poll:g} s of going "
+                       "over, so a fast enough allocation can overshoot", why=self.why_no_cgroup, poll=POLL)
         return text
+
+    @staticmethod
+    def limit_name(kind: str) -> str:
+        """A limit's name in the limits line: ``memory``, ``disk``, ``output``, ``processes``."""
+        return {"memory": tr("memory"), "disk": tr("disk"), "output": tr("output")}.get(kind, tr("processes"))
+
+    def limit_text(self, kind: str, value: int) -> str:
+        """A limit and its value in the limits line: ``memory 4 GiB``, ``512 processes+threads``."""
+        if kind == "processes":
+            return tr("{count} processes+threads", count=value)
+        amount = size_text(value)
+        return f"{self.limit_name(kind)} {localize_numbers(amount)}"
 
 
 def summary() -> dict[str, str]:

@@ -34,6 +34,8 @@ import pytest
 
 from ddp_lessons.grading import cells, kernel_start
 from ddp_lessons.grading.cells import CellRecord
+from ddp_lessons.grading.limits import said
+from ddp_lessons.i18n import SOURCE
 from ddp_lessons.tracebacks import exception_text
 
 REPORT_OPTION = "--ddp-lessons-report"
@@ -242,7 +244,8 @@ class KernelWatch:
         self.output += output_bytes(message)
         if self.output_limit is not None and self.output > self.output_limit:
             stop_kernel(self.kernel)
-            raise OverLimit("output", self.output_words or f"printed more than {self.output_limit} bytes")
+            # the limit's kind, and its words in English: the gradebook stores them (limits.Limits.words)
+            raise OverLimit("output", self.output_words or said("output", self.output_limit, SOURCE))  # i18n: code
         return message
 
     def drain(self) -> None:

@@ -4,7 +4,9 @@ got most often (what to teach again next week), and, where students handed in th
 how often each quick-check question was answered right at the first try; as
 ``<gradebook>-report.png`` and ``<gradebook>-report.md``.
 
-Notebooks the grader could not grade (NOT_GRADED) are counted apart and left out of every rate."""
+Notebooks the grader could not grade (NOT_GRADED) are counted apart and left out of every rate. The report
+speaks the instructor's language (the command's: `command.instructor_language`); the checks' titles, the
+hints the students read and the questions' text are quoted as they are."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ from pathlib import Path
 from statistics import mean, median
 
 from ddp_lessons import journal
-from ddp_lessons.grading.scoring import CRASHED, NOT_GRADED, NOT_SUBMITTED, OVER_LIMIT, TIMED_OUT, Grade
+from ddp_lessons.grading.scoring import CRASHED, NOT_GRADED, NOT_SUBMITTED, OVER_LIMIT, TIMED_OUT, Grade, said
+from ddp_lessons.i18n import SOURCE, language, number, tr
 
 LABEL_CHARS = 70
 HINT_CHARS = 120
@@ -74,11 +77,18 @@ def first_try_accuracy(journals: dict[str, list[FirstAnswer]]) -> list[tuple[str
 
 
 def question_text(lesson: str, question: int) -> str:
-    """The question's English text, cut to fit a table ('' when the course has no such question)."""
+    """The question's text in the report's language (English until it is translated), cut to fit a table
+    ('' when the course has no such question)."""
     from ddp_lessons import quiz
 
-    entries = quiz.read_questions(Path(quiz.__file__).parent / quiz.QUESTIONS).get(lesson, [])
-    text = entries[question - 1]["question"] if 1 <= question <= len(entries) else ""
+    folder = Path(quiz.__file__).parent / quiz.QUESTIONS
+    entries = quiz.read_questions(folder).get(lesson, [])
+    if not 1 <= question <= len(entries):
+        return ""
+    lang = language()
+    translated = quiz.read_questions(folder, lang).get(lesson, []) if lang != SOURCE else []
+    text = quiz.in_language(entries[question - 1],
+                            translated[question - 1] if question <= len(translated) else None)["question"]
     return text if len(text) <= HINT_CHARS else text[:HINT_CHARS - 1] + "…"
 
 
@@ -92,7 +102,7 @@ def score_shares(grades: list[Grade]) -> dict[str, list[float]]:
 
 def label(title: str, hidden: bool) -> str:
     """A check's name in the report: hidden checks are marked."""
-    return f"(hidden) {title}" if hidden else title
+    return tr("(hidden) {title}", title=title) if hidden else title
 
 
 def check_pass_rates(grades: list[Grade]) -> list[tuple[str, str, float, int, int]]:
@@ -156,35 +166,40 @@ def markdown(grades: list[Grade], figure_name: str | None,
              journals: dict[str, list[FirstAnswer]] | None = None) -> str:
     """The report as Markdown: a table per exercise, every check least passed first (how many failed
     it, the hint most of them got), then the quick-check questions' first-try accuracy."""
-    lines = ["# Class report", "", f"{len({g.student for g in grades})} students, "
-             f"{len({g.exercise for g in grades})} exercises.", ""]
+    lines = ["# " + tr("Class report"), "", tr("{students} students, {exercises} exercises.",
+                                                 students=len({g.student for g in grades}),
+                                                 exercises=len({g.exercise for g in grades})), ""]
     if figure_name:
-        lines += [f"![score distribution and pass rate of every check]({figure_name})", ""]
-    lines += ["## Scores per exercise", "",
-              "| exercise | max | mean | median | min | max scored | not submitted | timed out | crashed | "
-              "over a limit | not graded |",
+        lines += [f"![{tr('score distribution and pass rate of every check')}]({figure_name})", ""]
+    statuses_shown = (NOT_SUBMITTED, TIMED_OUT, CRASHED, OVER_LIMIT, NOT_GRADED)
+    lines += ["## " + tr("Scores per exercise"), "",
+              "| " + " | ".join([tr("exercise"), tr("max"), tr("mean"), tr("median"), tr("min"), tr("max scored"),
+                                 *map(said, statuses_shown)]) + " |",
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for exercise in sorted({g.exercise for g in grades}):
         mine = [g for g in grades if g.exercise == exercise]
         points = [g.points for g in mine if g.graded] or [0]
         statuses = Counter(g.status for g in mine)
-        lines.append(f"| {exercise} | {mine[0].max_points} | {mean(points):.1f} | {median(points):g} | "
-                     f"{min(points)} | {max(points)} | {statuses[NOT_SUBMITTED]} | {statuses[TIMED_OUT]} | "
-                     f"{statuses[CRASHED]} | {statuses[OVER_LIMIT]} | {statuses[NOT_GRADED]} |")
+        lines.append(f"| {exercise} | {mine[0].max_points} | {number(mean(points), '.1f')} | "
+                     f"{number(median(points), 'g')} | {min(points)} | {max(points)} | "
+                     + " | ".join(str(statuses[status]) for status in statuses_shown) + " |")
     failures = check_failures(grades)
-    lines += ["", "## Checks, least passed first", "",
-              "Hidden checks are marked (hidden). *Most frequent hint*: what the students who failed the check "
-              "itself (not a notebook that was not submitted or stopped before it) read most often, and how many.",
-              "", "| exercise | check | passed | pass rate | failed | most frequent hint |",
+    lines += ["", "## " + tr("Checks, least passed first"), "",
+              tr("Hidden checks are marked (hidden). *Most frequent hint*: what the students who failed the check "
+                 "itself (not a notebook that was not submitted or stopped before it) read most often, and how many."),
+              "", "| " + " | ".join([tr("exercise"), tr("check"), tr("passed"), tr("pass rate"), tr("failed"),
+                                     tr("most frequent hint")]) + " |",
               "|---|---|---:|---:|---:|---|"]
     for exercise, title, rate, passed, total in sorted(check_pass_rates(grades), key=lambda r: (r[2], r[0])):
         failed, hint, seen = failures.get((exercise, title), (0, "", 0))
-        said = f"{cell(hint)} ({seen}×)" if hint else ""
-        lines.append(f"| {exercise} | {cell(title)} | {passed}/{total} | {100 * rate:.0f} % | {failed} | {said} |")
+        shown = f"{cell(hint)} ({seen}×)" if hint else ""
+        lines.append(f"| {exercise} | {cell(title)} | {passed}/{total} | {100 * rate:.0f} % | {failed} | {shown} |")
     if journals:
-        lines += ["", "## Quick-check questions: first-try accuracy", "",
-                  f"From the progress files ({JOURNAL}) {len(journals)} students handed in; lowest first.", "",
-                  "| question | right at the first try | accuracy | question text |", "|---|---:|---:|---|"]
+        lines += ["", "## " + tr("Quick-check questions: first-try accuracy"), "",
+                  tr("From the progress files ({file}) {count} students handed in; lowest first.", file=JOURNAL,
+                     count=len(journals)), "",
+                  "| " + " | ".join([tr("question"), tr("right at the first try"), tr("accuracy"),
+                                     tr("question text")]) + " |", "|---|---:|---:|---|"]
         for lesson, question, right, total in first_try_accuracy(journals):
             lines.append(f"| {lesson}-{question} | {right}/{total} | {100 * right / total:.0f} % | "
                          f"{cell(question_text(lesson, question))} |")
@@ -198,7 +213,7 @@ def write_report(grades: list[Grade], markdown_path: Path,
 
     figure = markdown_path.with_suffix(".png")
     fig = plot_class_report(score_shares(grades), plot_labels(check_pass_rates(grades)),
-                            title=f"Class report: {len({g.student for g in grades})} students")
+                            title=tr("Class report: {count} students", count=len({g.student for g in grades})))
     fig.savefig(figure, dpi=100, bbox_inches="tight")
     markdown_path.write_text(markdown(grades, figure.name, journals), encoding="utf-8")
     return markdown_path, figure

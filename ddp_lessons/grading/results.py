@@ -21,12 +21,26 @@ import os
 import shutil
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ddp_lessons.grading.scoring import CheckResult, Grade, LimitHit, Status
+from ddp_lessons.i18n import SOURCE, tr
 
 RESULTS = "results"
 MANIFEST = "manifest.json"
+
+
+class Reason(str):
+    """Why a notebook has no grade: the English text the gradebook stores (``failed_checks``, which other
+    programs read: the str itself), and what the instructor's command line says (`said`, in its language).
+    Made from a function of the language: ``Reason(lambda lang: tr("was cancelled", lang=lang))``."""
+
+    said: str
+
+    def __new__(cls, say: Callable[[str | None], str]) -> "Reason":
+        reason = super().__new__(cls, say(SOURCE))
+        reason.said = say(None)
+        return reason
 
 
 @dataclass(frozen=True, order=True)
@@ -135,8 +149,8 @@ def start_run(run: Path, manifest: dict, resume: bool) -> None:
         stored = json.loads(stored_path.read_text(encoding="utf-8"))
         differs = differences(stored, manifest)
         if differs:
-            raise ValueError(f"--resume: {run} holds a run graded with other settings ({', '.join(differs)}); "
-                             "grade again without --resume, or with the same options")
+            raise ValueError(tr("--resume: {run} holds a run graded with other settings ({differs}); grade again "
+                                "without --resume, or with the same options", run=str(run), differs=", ".join(differs)))
     elif stored_path.exists() or (run / RESULTS).exists():
         for name in (RESULTS, "slurm"):  # only what the grader writes there
             shutil.rmtree(run / name, ignore_errors=True)

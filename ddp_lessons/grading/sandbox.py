@@ -15,6 +15,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ddp_lessons.i18n import tr
+
 MODES = ("auto", "bwrap", "none")
 INSTALL_HINT = "sudo apt-get install bubblewrap"
 _warned = False
@@ -34,16 +36,16 @@ def problem() -> str | None:
     """Why bwrap cannot sandbox here (missing, or namespaces refused), or None when it works."""
     path = shutil.which("bwrap")
     if path is None:
-        return f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
+        return tr("bubblewrap (bwrap) is not installed: {hint}", hint=INSTALL_HINT)
     probe = [path, "--unshare-net", "--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/",
              "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "true"]
     try:
         done = subprocess.run(probe, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as error:
-        return f"bwrap did not run: {error}"
+        return tr("bwrap did not run: {error}", error=str(error))
     if done.returncode != 0:
-        lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
-        return f"bwrap cannot create its namespaces here: {lines[-1]}"
+        lines = done.stderr.strip().splitlines() or [tr("exit code {code}", code=done.returncode)]
+        return tr("bwrap cannot create its namespaces here: {said}", said=lines[-1])
     return None
 
 
@@ -51,7 +53,7 @@ def resolve(mode: str) -> bool:
     """Whether to sandbox for `mode` (auto, bwrap, none); auto without a working bwrap warns once."""
     global _warned
     if mode not in MODES:
-        raise ValueError(f"--sandbox {mode!r}: choose one of {MODES}")
+        raise ValueError(tr("--sandbox {mode!r}: choose one of {modes}", mode=mode, modes=str(MODES)))
     if mode == "none":
         return False
     reason = problem()
@@ -60,8 +62,8 @@ def resolve(mode: str) -> bool:
     if mode == "bwrap":
         raise SandboxError(reason)
     if not _warned:
-        print(f"warning: grading WITHOUT a sandbox (students' code runs with your permissions): {reason}",
-              file=sys.stderr, flush=True)
+        print(tr("warning: grading WITHOUT a sandbox (students' code runs with your permissions): {reason}",
+                 reason=reason), file=sys.stderr, flush=True)
         _warned = True
     return False
 

@@ -10,6 +10,7 @@ from nbformat import NotebookNode
 from ddp_lessons.base.compat import StrEnum
 from ddp_lessons.base.exercise_format import is_hidden_check
 from ddp_lessons.grading.cells import CellRecord
+from ddp_lessons.i18n import tr
 
 
 class Status(StrEnum):
@@ -29,6 +30,14 @@ class Status(StrEnum):
 GRADED, NOT_SUBMITTED, UNREADABLE = Status.GRADED, Status.NOT_SUBMITTED, Status.UNREADABLE
 TIMED_OUT, CRASHED, DID_NOT_RUN = Status.TIMED_OUT, Status.CRASHED, Status.DID_NOT_RUN
 OVER_LIMIT, NOT_GRADED = Status.OVER_LIMIT, Status.NOT_GRADED
+
+
+def said(status: Status) -> str:
+    """A status as the instructor reads it (the grader's lines, the class report), in the command's language;
+    the gradebook and the result files keep `status` itself."""
+    return {GRADED: tr("graded"), NOT_SUBMITTED: tr("not submitted"), UNREADABLE: tr("unreadable"),
+            TIMED_OUT: tr("timed out"), CRASHED: tr("crashed"), DID_NOT_RUN: tr("did not run"),
+            OVER_LIMIT: tr("over a limit"), NOT_GRADED: tr("not graded")}[status]
 
 
 @dataclass

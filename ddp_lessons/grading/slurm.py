@@ -36,7 +36,8 @@ from typing import Callable
 
 from ddp_lessons.grading import results
 from ddp_lessons.grading.limits import GiB, MiB, Limits
-from ddp_lessons.grading.results import Notebook
+from ddp_lessons.grading.results import Notebook, Reason
+from ddp_lessons.i18n import tr
 
 PER_TASK = 8
 """Notebooks per task at least, by default: about 2-6 minutes of a node for realistic submissions, so each
@@ -49,10 +50,14 @@ MARGIN_MINUTES = 5
 GRACE = 15.0
 """Seconds a task that left the queue without its results may take to show them (a shared file system's
 caches), before it counts as failed; a task whose log says why SLURM ended it fails at once."""
-SLURM_ENDS = (("DUE TO TIME LIMIT", "ran past its time limit"), ("DUE TO PREEMPTION", "was preempted"),
-              ("DUE TO NODE FAILURE", "lost its node"), ("oom-kill", "ran out of the memory it asked for"),
-              ("Exceeded job memory limit", "ran out of the memory it asked for"), ("CANCELLED", "was cancelled"))
-"""What slurmstepd writes into a task's output when SLURM ends it, and what that means, first match wins."""
+SLURM_ENDS = (("DUE TO TIME LIMIT", lambda lang: tr("ran past its time limit", lang=lang)),
+              ("DUE TO PREEMPTION", lambda lang: tr("was preempted", lang=lang)),
+              ("DUE TO NODE FAILURE", lambda lang: tr("lost its node", lang=lang)),
+              ("oom-kill", lambda lang: tr("ran out of the memory it asked for", lang=lang)),
+              ("Exceeded job memory limit", lambda lang: tr("ran out of the memory it asked for", lang=lang)),
+              ("CANCELLED", lambda lang: tr("was cancelled", lang=lang)))
+"""What slurmstepd writes into a task's output when SLURM ends it (its words, in English whatever the
+locale), and what that means in a language, first match wins."""
 
 
 class SlurmError(RuntimeError):
@@ -245,22 +250,22 @@ def queue_states(job_id: str, env: dict[str, str] | None) -> dict[int, str] | No
     return states
 
 
-def why_ended(log: Path) -> str | None:
+def why_ended(log: Path) -> Reason | None:
     """Why SLURM ended a task, from what slurmstepd wrote into its output (None when it says nothing)."""
     try:
         text = log.read_text(encoding="utf-8", errors="replace")[-20000:]
     except OSError:
         return None
-    return next((meaning for found, meaning in SLURM_ENDS if found in text), None)
+    return next((Reason(meaning) for found, meaning in SLURM_ENDS if found in text), None)
 
 
-def last_words(log: Path) -> str:
-    """The last line of a task's output, for a failure nobody explained."""
+def last_words(log: Path, lang: str | None = None) -> str:
+    """The last line of a task's output, for a failure nobody explained (``no output`` said in `lang`)."""
     try:
         lines = [line for line in log.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
     except OSError:
-        return "no output"
-    return lines[-1].strip()[:200] if lines else "no output"
+        lines = []
+    return lines[-1].strip()[:200] if lines else tr("no output", lang=lang)
 
 
 class Progress:
@@ -290,12 +295,12 @@ class Progress:
 def submit(command: list[str], env: dict[str, str] | None) -> str:
     """Run `command` (sbatch --parsable ...); the job id."""
     if shutil.which("sbatch", path=(env or os.environ).get("PATH")) is None:
-        raise SlurmError("sbatch is not on PATH: --slurm submits from a machine with SLURM's commands "
-                         "(a cluster's login node)")
+        raise SlurmError(tr("sbatch is not on PATH: --slurm submits from a machine with SLURM's commands "
+                            "(a cluster's login node)"))
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
     if done.returncode != 0:
-        raise SlurmError(f"sbatch refused the job: {done.stderr.strip() or done.stdout.strip()}\n"
-                         f"(the command: {' '.join(command)})")
+        raise SlurmError(tr("sbatch refused the job: {said}\n(the command: {command})",
+                            said=done.stderr.strip() or done.stdout.strip(), command=" ".join(command)))
     return done.stdout.strip().split(";")[0]
 
 
@@ -311,14 +316,15 @@ def run_round(run: Path, round_number: int, tasks: list[list[Notebook]], setting
               env: dict[str, str] | None, progress: Progress, total: int, graded_before: int, again: bool = False
               ) -> dict[int, str]:
     """Submit one round's array and wait for every task to end; {task index: why it failed} of the tasks
-    that left notebooks ungraded."""
+    that left notebooks ungraded (in English, and `Reason.said` in the instructor's language)."""
     write_round(run, round_number, tasks, options.jobs)
     command = sbatch_command(run, round_number, len(tasks), max(map(len, tasks)), options, settings.limits,
                              settings.notebook_timeout)
     job_id = submit(command, env)
-    print(f"submitted SLURM job {job_id}: {len(tasks)} task(s) of up to {max(map(len, tasks))} notebook(s)"
-          + (f" (round {round_number + 1}: tasks that failed, once more)" if again else "")
-          + f"; logs in {round_folder(run, round_number)}", flush=True)
+    print(tr("submitted SLURM job {job}: {tasks} task(s) of up to {size} notebook(s)", job=job_id, tasks=len(tasks),
+             size=max(map(len, tasks)))
+          + (tr(" (round {round}: tasks that failed, once more)", round=round_number + 1) if again else "")
+          + tr("; logs in {folder}", folder=str(round_folder(run, round_number))), flush=True)
     left_queue: dict[int, float] = {}
     failed: dict[int, str] = {}
     start = time.monotonic()
@@ -330,7 +336,8 @@ def run_round(run: Path, round_number: int, tasks: list[list[Notebook]], setting
         while True:
             states = queue_states(job_id, env)
             if states is None:  # slurmctld busy or restarting: ask again
-                progress.show(f"SLURM job {job_id}: squeue did not answer, asking again", time.monotonic() - start)
+                progress.show(tr("SLURM job {job}: squeue did not answer, asking again", job=job_id),
+                              time.monotonic() - start)
                 wait()
                 continue
             now = time.monotonic()
@@ -348,17 +355,20 @@ def run_round(run: Path, round_number: int, tasks: list[list[Notebook]], setting
                 log = round_folder(run, round_number) / f"task-{index}.out"
                 why = why_ended(log)
                 if why is None and marker(run, round_number, index).exists():
-                    why = "ended without a result for some of its notebooks: " + last_words(log)
+                    why = Reason(lambda lang: tr("ended without a result for some of its notebooks: {last}",
+                                                 lang=lang, last=last_words(log, lang)))
                 if why is None and now - left_queue[index] >= GRACE:
-                    why = "ended without finishing: " + last_words(log)
+                    why = Reason(lambda lang: tr("ended without finishing: {last}", lang=lang,
+                                                 last=last_words(log, lang)))
                 if why is not None:
                     failed[index] = why
             pending = sum(state in ("PENDING", "CONFIGURING", "REQUEUED") for state in states.values())
             running = sum(index not in done for index in states) - pending
             graded = graded_before + sum(results.result_path(run, n).exists() for task in tasks for n in task)
-            progress.show(f"SLURM job {job_id}: {pending} pending, {running} running, {len(done)} done, "
-                          f"{len(failed)} failed of {len(tasks)} task(s); {graded}/{total} notebooks graded",
-                          time.monotonic() - start)
+            progress.show(tr("SLURM job {job}: {pending} pending, {running} running, {done} done, {failed} failed "
+                             "of {tasks} task(s); {graded}/{total} notebooks graded", job=job_id, pending=pending,
+                             running=running, done=len(done), failed=len(failed), tasks=len(tasks), graded=graded,
+                             total=total), time.monotonic() - start)
             if len(done) + len(failed) == len(tasks):
                 progress.end()
                 return failed
@@ -372,7 +382,7 @@ def run_round(run: Path, round_number: int, tasks: list[list[Notebook]], setting
 def grade(settings, notebooks: list[Notebook], run: Path, options: Options, env: dict[str, str] | None = None,
           progress: Progress | None = None, graded_before: int = 0) -> dict[Notebook, str]:
     """Grade `notebooks` on SLURM into the run folder `run` (its manifest written); {notebook: why} of
-    those still ungraded after their task failed twice. A notebook not handed in scores zero here,
+    those still ungraded after their task failed twice (`Reason`s: English, and said). A notebook not handed in scores zero here,
     without a task."""
     from ddp_lessons.grading import scoring
 
@@ -393,9 +403,11 @@ def grade(settings, notebooks: list[Notebook], run: Path, options: Options, env:
     slots, max_minutes = (None, None) if options.per_task else query_capacity(options, env)
     tasks = deal(notebooks, per_task(options, len(notebooks), slots, max_minutes, settings.notebook_timeout))
     if slots:
-        print(f"the partition runs {slots} task(s) of {CPUS_PER_NOTEBOOK * options.jobs} CPUs at once"
-              + (f", {max_minutes} minutes each at most" if max_minutes else "")
-              + f": {len(notebooks)} notebook(s) in {len(tasks)} task(s) (--per-task N to choose)", flush=True)
+        print(tr("the partition runs {slots} task(s) of {cpus} CPUs at once", slots=slots,
+                 cpus=CPUS_PER_NOTEBOOK * options.jobs)
+              + (tr(", {minutes} minutes each at most", minutes=max_minutes) if max_minutes else "")
+              + tr(": {notebooks} notebook(s) in {tasks} task(s) (--per-task N to choose)", notebooks=len(notebooks),
+                   tasks=len(tasks)), flush=True)
     ungraded: dict[Notebook, str] = {}
     first = next_round(run)
     for round_number in (first, first + 1):
@@ -404,8 +416,8 @@ def grade(settings, notebooks: list[Notebook], run: Path, options: Options, env:
         left = {index: [n for n in tasks[index] if not results.result_path(run, n).exists()]
                 for index in failed}
         for index, why in failed.items():
-            print(f"task {index} of round {round_number + 1} {why}: "
-                  f"{len(left[index])} notebook(s) not graded", file=sys.stderr, flush=True)
+            print(tr("task {index} of round {round} {why}: {count} notebook(s) not graded", index=index,
+                     round=round_number + 1, why=why.said, count=len(left[index])), file=sys.stderr, flush=True)
         if round_number == first:
             tasks = [left[index] for index in sorted(left) if left[index]]
             if not tasks:
@@ -414,5 +426,6 @@ def grade(settings, notebooks: list[Notebook], run: Path, options: Options, env:
             continue
         for index, why in failed.items():
             for notebook in left[index]:
-                ungraded[notebook] = f"its SLURM task failed twice (last: {why})"
+                ungraded[notebook] = Reason(lambda lang, why=why: tr(
+                    "its SLURM task failed twice (last: {why})", lang=lang, why=why.said if lang is None else why))
     return ungraded

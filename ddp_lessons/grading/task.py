@@ -20,6 +20,7 @@ from pathlib import Path
 import psutil
 
 from ddp_lessons.grading import jobs, results, slurm
+from ddp_lessons.i18n import tr
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,8 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     cores = int(os.environ.get("SLURM_CPUS_PER_TASK") or 0) or None
     start = time.perf_counter()
     startup = time.time() - psutil.Process().create_time()  # Python, the package, the run folder
-    print(f"task {index} of round {round_number + 1} on {socket.gethostname()}: {len(todo)} of "
-          f"{len(tasks[index])} notebook(s) to grade, {at_once} at once", flush=True)
+    print(tr("task {index} of round {round} on {host}: {todo} of {size} notebook(s) to grade, {at_once} at once",
+             index=index, round=round_number + 1, host=socket.gethostname(), todo=len(todo), size=len(tasks[index]),
+             at_once=at_once), flush=True)
     jobs.grade_notebooks(settings, todo, at_once, run=run, cores=cores)
     slurm.marker(run, round_number, index).write_text(json.dumps(
         {"host": socket.gethostname(), "graded": len(todo), "seconds": round(time.perf_counter() - start, 1),

@@ -22,6 +22,7 @@ import psutil
 from ddp_lessons.runtime import processes
 from ddp_lessons.grading import cgroups, confine
 from ddp_lessons.grading.limits import KINDS, POLL, Plan, size_text
+from ddp_lessons.i18n import localize_numbers, tr
 
 OOM_SCORE_ADJ = 500
 """The job's processes are picked by the out-of-memory killer before the grader and the rest of the
@@ -41,8 +42,9 @@ class Usage:
 
     def text(self) -> str:
         """``peak 812 MiB memory, 31 processes+threads, 2.1 MiB disk, 4 KiB output``."""
-        return (f"peak {size_text(self.memory)} memory, {self.tasks} processes+threads, "
-                f"{size_text(self.disk)} disk, {size_text(self.output)} output")
+        return tr("peak {memory} memory, {tasks} processes+threads, {disk} disk, {output} output",
+                  memory=localize_numbers(size_text(self.memory)), tasks=self.tasks,
+                  disk=localize_numbers(size_text(self.disk)), output=localize_numbers(size_text(self.output)))
 
 
 @dataclass
@@ -62,7 +64,7 @@ def warn_once(message: str) -> None:
         if message in _warnings:
             return
         _warnings.add(message)
-    print(f"warning: {message}", file=sys.stderr, flush=True)
+    print(tr("warning: {message}", message=message), file=sys.stderr, flush=True)
 
 
 class Job:
@@ -78,8 +80,8 @@ class Job:
             try:
                 self.group = plan.direct.create(plan.limits.memory, plan.limits.processes)
             except OSError as error:  # probed fine at start: say so and bound it by the watchdog instead
-                warn_once(f"could not create a cgroup for a grading job ({error}); memory and processes "
-                          "of such jobs are bounded by the watchdog")
+                warn_once(tr("could not create a cgroup for a grading job ({error}); memory and processes of "
+                             "such jobs are bounded by the watchdog", error=str(error)))
                 self.watchdog |= {"memory", "processes"}
 
     def plugin_config(self) -> dict:

@@ -2355,4 +2355,169 @@ SPANISH = {
     "the bucket's gradients, flattened into one tensor": "los gradientes del bucket, aplanados en un solo tensor",
     "device index == LOCAL_RANK when each rank has its own GPU":
         "índice del dispositivo == LOCAL_RANK cuando cada rank tiene su propia GPU",
+
+    # grading: the instructor's command line (python -m ddp_lessons grade: its lines, errors, the limits line,
+    # the SLURM progress, the class report); the gradebook's CSV values and the result files stay English
+    "error: {message}": "error: {message}",
+    "{text!r} is not a number above zero (or none)": "{text!r} no es un número mayor que cero (ni none)",
+    "{folder} is not a folder of student folders": "{folder} no es una carpeta de carpetas de estudiantes",
+    "{option} must be at least 1": "{option} debe ser al menos 1",
+    "nothing to grade (no student folders in {submissions} or no {pattern} in {solutions})":
+        "nada que corregir (no hay carpetas de estudiantes en {submissions} o no hay {pattern} en {solutions})",
+    "--resume: {kept} of {total} notebooks already graded in {run}":
+        "--resume: {kept} de {total} notebooks ya corregidos en {run}",
+    "interrupted: cancelled SLURM job {job} (scancel {job}); {graded} of {total} notebooks are graded and kept in "
+    "{run}: run the same command with --resume to grade the rest":
+        "interrumpido: se canceló el trabajo de SLURM {job} (scancel {job}); {graded} de {total} notebooks están "
+        "corregidos y se conservan en {run}: ejecute el mismo comando con --resume para corregir el resto",
+    "interrupted: {graded} of {total} notebooks are graded and kept in {run}: run the same command with --resume "
+    "to grade the rest":
+        "interrumpido: {graded} de {total} notebooks están corregidos y se conservan en {run}: ejecute el mismo "
+        "comando con --resume para corregir el resto",
+    "no result in {run}": "ningún resultado en {run}",
+    "NOT GRADED ({count} notebooks, no points given; grade them with --resume):":
+        "SIN CORREGIR ({count} notebooks, sin puntos; corríjalos con --resume):",
+    "not graded: {why}": "sin corregir: {why}",
+    "gradebook: {gradebook}\none row per student: {wide}\nfor an LMS import: {lms}\nclass report: {report} "
+    "(figure {figure})":
+        "registro de notas: {gradebook}\nuna fila por estudiante: {wide}\npara importar en un LMS: {lms}\n"
+        "informe de la clase: {report} (figura {figure})",
+    "feedback: {count} files in {folder}": "informes para los estudiantes: {count} archivos en {folder}",
+    "Gradescope results: {count} files in {folder}": "resultados para Gradescope: {count} archivos en {folder}",
+    " (none for {students}: not every exercise graded)": " (ninguno para {students}: no se corrigió cada ejercicio)",
+    "student": "estudiante",
+    "graded": "corregido",
+    "not submitted": "no entregado",
+    "unreadable": "ilegible",
+    "timed out": "tiempo agotado",
+    "crashed": "caída del kernel",
+    "did not run": "no se ejecutó",
+    "over a limit": "por encima de un límite",
+    "not graded": "sin corregir",
+    "--resume: {run} holds a run graded with other settings ({differs}); grade again without --resume, or with "
+    "the same options":
+        "--resume: {run} contiene una corrección hecha con otras opciones ({differs}); corrija de nuevo sin "
+        "--resume, o con las mismas opciones",
+    "{path}: the first line must be '{title} <what it checks>'":
+        "{path}: la primera línea debe ser '{title} <lo que comprueba>'",
+    "{path}: one of the lines after the title must be '# points: N' (N > 0)":
+        "{path}: una de las líneas que siguen al título debe ser '# points: N' (N > 0)",
+    "{path}: name it with letters, digits, '-' and '_' only (at most 55)":
+        "{path}: póngale un nombre solo con letras, dígitos, '-' y '_' (55 como mucho)",
+    "--hidden {folder}: not a folder": "--hidden {folder}: no es una carpeta",
+    "--hidden {folder}: keep hidden checks outside {place} (students see it)":
+        "--hidden {folder}: guarde las comprobaciones ocultas fuera de {place} (los estudiantes la ven)",
+    "unknown limit {kind!r}: one of {kinds}": "límite desconocido {kind!r}: uno de {kinds}",
+    "{text!r} is not a size: write e.g. 4G, 300M, 512K or none":
+        "{text!r} no es un tamaño: escriba, p. ej., 4G, 300M, 512K o none",
+    "{text!r}: a limit must be above zero (or none)": "{text!r}: un límite debe ser mayor que cero (o none)",
+    "memory limit": "límite de memoria",
+    "a watchdog summing its processes' memory (PSS) every {poll:g} s":
+        "un watchdog que suma la memoria (PSS) de sus procesos cada {poll:g} s",
+    "a watchdog counting its processes and threads every {poll:g} s":
+        "un watchdog que cuenta sus procesos e hilos cada {poll:g} s",
+    "a watch on its scratch folder, RLIMIT_FSIZE on any one file":
+        "una vigilancia de su carpeta temporal, RLIMIT_FSIZE en cada archivo",
+    ", TMPDIR inside the scratch folder": ", TMPDIR dentro de la carpeta temporal",
+    ", /tmp and /dev/shm as tmpfs of that size": ", /tmp y /dev/shm como tmpfs de ese tamaño",
+    ", but /tmp NOT capped: this bwrap has no --size": ", pero /tmp SIN límite: este bwrap no tiene --size",
+    "the grader counting what cells and processes print": "el corrector cuenta lo que imprimen las celdas y los procesos",
+    "{kind} UNLIMITED ({option} none)": "{kind} SIN LÍMITE ({option} none)",
+    "{count} processes+threads": "{count} procesos+hilos",
+    "limits per notebook: {limits}, cell {cell:g} s, notebook {notebook:g} s":
+        "límites por notebook: {limits}, celda {cell:g} s, notebook {notebook:g} s",
+    "; no cgroup here ({why}): the watchdog stops memory and processes within {poll:g} s of going over, so a fast "
+    "enough allocation can overshoot":
+        "; aquí no hay cgroup ({why}): el watchdog detiene la memoria y los procesos como mucho {poll:g} s después de "
+        "superar el límite, así que una asignación lo bastante rápida puede pasarse",
+    "peak {memory} memory, {tasks} processes+threads, {disk} disk, {output} output":
+        "máximo: {memory} de memoria, {tasks} procesos+hilos, {disk} de disco, {output} de salida",
+    "warning: {message}": "aviso: {message}",
+    "could not create a cgroup for a grading job ({error}); memory and processes of such jobs are bounded by the "
+    "watchdog":
+        "no se pudo crear un cgroup para un trabajo de corrección ({error}); la memoria y los procesos de esos "
+        "trabajos los limita el watchdog",
+    "exit code {code}": "código de salida {code}",
+    "bubblewrap (bwrap) is not installed: {hint}": "bubblewrap (bwrap) no está instalado: {hint}",
+    "bwrap did not run: {error}": "bwrap no se ejecutó: {error}",
+    "bwrap cannot create its namespaces here: {said}": "bwrap no puede crear aquí sus namespaces: {said}",
+    "--sandbox {mode!r}: choose one of {modes}": "--sandbox {mode!r}: elija uno de {modes}",
+    "warning: grading WITHOUT a sandbox (students' code runs with your permissions): {reason}":
+        "aviso: se corrige SIN sandbox (el código de los estudiantes se ejecuta con sus permisos): {reason}",
+    "a process cannot join it: {said}": "un proceso no puede unirse a él: {said}",
+    "cgroup v2 at {home} is not writable with the memory and pids controllers ({error})":
+        "no se puede escribir en el cgroup v2 de {home} con los controladores memory y pids ({error})",
+    "cgroup v1 {controllers} is not writable ({error})": "no se puede escribir en el cgroup v1 {controllers} ({error})",
+    "no cgroup v2 and no cgroup v1 {controllers} hierarchy is mounted":
+        "no hay montado ningún cgroup v2 ni ninguna jerarquía {controllers} de cgroup v1",
+    "systemd-run is not installed": "systemd-run no está instalado",
+    "systemd is not running here": "systemd no se está ejecutando aquí",
+    "systemd-run did not run: {error}": "systemd-run no se ejecutó: {error}",
+    "systemd-run --scope failed: {said}": "systemd-run --scope falló: {said}",
+    "systemd-run --scope gave no cgroup: {said}": "systemd-run --scope no dio ningún cgroup: {said}",
+    "systemd-run --scope did not apply the limits (memory.max {memory}, pids.max {pids}: are the memory and pids "
+    "controllers delegated?)":
+        "systemd-run --scope no aplicó los límites (memory.max {memory}, pids.max {pids}: ¿están delegados los "
+        "controladores memory y pids?)",
+    "no memory or process limit asked for": "no se pidió ningún límite de memoria ni de procesos",
+    "cgroups exist only on Linux": "los cgroups solo existen en Linux",
+    "ran past its time limit": "superó su tiempo límite",
+    "was preempted": "fue desalojada (preemption)",
+    "lost its node": "perdió su nodo",
+    "ran out of the memory it asked for": "se quedó sin la memoria que pidió",
+    "was cancelled": "fue cancelada",
+    "no output": "sin salida",
+    "ended without a result for some of its notebooks: {last}":
+        "terminó sin un resultado para algunos de sus notebooks: {last}",
+    "ended without finishing: {last}": "terminó sin acabar: {last}",
+    "its SLURM task failed twice (last: {why})": "su tarea de SLURM falló dos veces (la última: {why})",
+    "sbatch is not on PATH: --slurm submits from a machine with SLURM's commands (a cluster's login node)":
+        "sbatch no está en el PATH: --slurm envía desde una máquina con los comandos de SLURM (el nodo de acceso "
+        "de un clúster)",
+    "sbatch refused the job: {said}\n(the command: {command})": "sbatch rechazó el trabajo: {said}\n(el comando: {command})",
+    "submitted SLURM job {job}: {tasks} task(s) of up to {size} notebook(s)":
+        "enviado el trabajo de SLURM {job}: {tasks} tarea(s) de hasta {size} notebook(s)",
+    " (round {round}: tasks that failed, once more)": " (ronda {round}: las tareas que fallaron, una vez más)",
+    "; logs in {folder}": "; registros en {folder}",
+    "SLURM job {job}: squeue did not answer, asking again": "trabajo de SLURM {job}: squeue no respondió, se vuelve a preguntar",
+    "SLURM job {job}: {pending} pending, {running} running, {done} done, {failed} failed of {tasks} task(s); "
+    "{graded}/{total} notebooks graded":
+        "trabajo de SLURM {job}: {pending} en espera, {running} en ejecución, {done} terminadas, {failed} fallidas de "
+        "{tasks} tarea(s); {graded}/{total} notebooks corregidos",
+    "the partition runs {slots} task(s) of {cpus} CPUs at once":
+        "la cola (--partition) ejecuta {slots} tarea(s) de {cpus} CPU a la vez",
+    ", {minutes} minutes each at most": ", {minutes} minutos cada una como mucho",
+    ": {notebooks} notebook(s) in {tasks} task(s) (--per-task N to choose)":
+        ": {notebooks} notebook(s) en {tasks} tarea(s) (--per-task N para elegir)",
+    "task {index} of round {round} {why}: {count} notebook(s) not graded":
+        "la tarea {index} de la ronda {round} {why}: {count} notebook(s) sin corregir",
+    "task {index} of round {round} on {host}: {todo} of {size} notebook(s) to grade, {at_once} at once":
+        "tarea {index} de la ronda {round} en {host}: {todo} de {size} notebook(s) por corregir, {at_once} a la vez",
+    "Class report: {count} students": "Informe de la clase: {count} estudiantes",
+    "{students} students, {exercises} exercises.": "{students} estudiantes, {exercises} ejercicios.",
+    "score distribution and pass rate of every check":
+        "distribución de las notas y porcentaje de aprobados de cada comprobación",
+    "Scores per exercise": "Puntuaciones por ejercicio",
+    "exercise": "ejercicio",
+    "max": "máx.",
+    "mean": "media",
+    "min": "mín.",
+    "max scored": "máx. obtenido",
+    "Checks, least passed first": "Comprobaciones, las menos superadas primero",
+    "Hidden checks are marked (hidden). *Most frequent hint*: what the students who failed the check itself (not a "
+    "notebook that was not submitted or stopped before it) read most often, and how many.":
+        "Las comprobaciones ocultas llevan la marca (oculta). *Pista más frecuente*: lo que leyeron más a menudo los "
+        "estudiantes que no superaron la comprobación misma (no un notebook sin entregar o detenido antes de ella), "
+        "y cuántos.",
+    "(hidden) {title}": "(oculta) {title}",
+    "check": "comprobación",
+    "pass rate": "porcentaje de aprobados",
+    "most frequent hint": "pista más frecuente",
+    "Quick-check questions: first-try accuracy": "Preguntas de comprobación rápida: aciertos al primer intento",
+    "From the progress files ({file}) {count} students handed in; lowest first.":
+        "De los archivos de progreso ({file}) que entregaron {count} estudiantes; los más bajos primero.",
+    "question": "pregunta",
+    "right at the first try": "correctas al primer intento",
+    "accuracy": "acierto",
+    "question text": "texto de la pregunta",
 }
