@@ -7,6 +7,7 @@ import pytest
 from ddp_lessons.grading import feedback, gradebook, report
 from ddp_lessons.grading.limits import GiB, MiB, Limits
 from ddp_lessons.grading.scoring import OVER_LIMIT, CheckResult, Grade, LimitHit
+from grading_course import course  # noqa: F401 (course is a fixture)
 from test_translations import english_words
 
 
@@ -155,3 +156,55 @@ def test_first_try_accuracy_comes_from_the_progress_files_handed_in_and_never_wr
     text = report.markdown(CLASS, None, journals)
     assert "| 05-1 | 1/2 | 50 % | " + report.question_text("05", 1)[:40] in text
     assert {path: os.stat(path).st_mtime_ns for path in stamps} == stamps
+
+
+def test_each_reason_template_is_the_english_it_is_said_from():
+    """REASONS' keys are matched against what the grader stored; each says the same template through tr."""
+    import string
+
+    for english, say in feedback.REASONS.items():
+        names = [name for _, name, _, _ in string.Formatter().parse(english) if name]
+        assert say("en", **{name: f"{{{name}}}" for name in names}) == english
+
+
+def test_why_a_check_or_an_exercise_earned_nothing_is_said_in_the_students_language(course):
+    """The reasons the grader stores in English (the gradebook keeps them) reach a Spanish student in Spanish:
+    a check missing from the notebook, one that did not run, a timed-out cell, the notebook's own time limit,
+    an unreadable file. A check's own hint and torch's or pytest's words stay as they were."""
+    from ddp_lessons import grading
+    from ddp_lessons.grading import scoring
+    from ddp_lessons.grading.cells import CellRecord
+    from ddp_lessons.tooling import exercises
+
+    checks = exercises.check_cells(course[1])
+    missing = grading.score("99_synthetic", "ana", checks, {checks[0].id: 1}, {0: CellRecord(0), 1: CellRecord(1)})
+    did_not_run = grading.score("99_synthetic", "ana", checks, {checks[0].id: 1, checks[1].id: 3},
+                                {0: CellRecord(0), 1: CellRecord(1, error="AssertionError: pista: sume")})
+    timed_out = grading.score("99_synthetic", "ana", checks, {checks[0].id: 1, checks[1].id: 3},
+                              {0: CellRecord(0), 1: CellRecord(1), 2: CellRecord(2, error="Timeout of 10 seconds exceeded",
+                                                                                 timed_out=True)})
+    stopped = grading.score("99_synthetic", "ana", checks, {checks[0].id: 1}, {0: CellRecord(0)},
+                            "the notebook ran past its 600 s limit and was stopped", scoring.TIMED_OUT)
+    unreadable = scoring.unscored("ana", "99_synthetic", checks, scoring.UNREADABLE,
+                                  "unreadable notebook: JSONDecodeError: Expecting value")
+    expected = [(missing, "falta en el notebook"), (did_not_run, "no se ejecutó"),
+                (did_not_run, "AssertionError: pista: sume"),
+                (timed_out, "tiempo agotado: celda 2: Timeout of 10 seconds exceeded"),
+                (stopped, "el notebook superó su tiempo límite de 600 s y se detuvo"),
+                (unreadable, "notebook ilegible: JSONDecodeError: Expecting value")]
+    spanish_to_english = {"falta en el notebook": "missing from", "no se ejecutó": "did not run",
+                          "AssertionError: pista: sume": "",
+                          "tiempo agotado: celda 2: Timeout of 10 seconds exceeded": "timed out",
+                          "el notebook superó su tiempo límite de 600 s y se detuvo": "ran past",
+                          "notebook ilegible: JSONDecodeError: Expecting value": "unreadable"}
+    for grade, spanish in expected:
+        grade.language = "es"  # an unreadable notebook has none: the student's other notebooks give it
+        said = feedback.student_markdown("ana", [grade] if grade is not unreadable else [grade, stopped])
+        assert spanish in said, (spanish, said)
+        stored = " ".join(grade.failed_checks + [grade.note])
+        assert not any(english in said for english in ("missing from", "did not run", "ran past", "unreadable",
+                                                       "timed out", "not scored")), said
+        assert spanish_to_english[spanish] in stored  # the gradebook keeps the English
+    assert feedback.reason("not scored: cell 2 used more than 4 GiB of memory", "es") == \
+        "sin puntuar: celda 2: usó más de 4 GiB de memoria"
+    assert feedback.reason("a check's own words", "es") == "a check's own words"

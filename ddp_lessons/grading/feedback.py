@@ -5,12 +5,59 @@ check (``grade --hidden``) is named by its title and its hint given, never its c
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ddp_lessons.grading import limits
 from ddp_lessons.grading.scoring import (CRASHED, DID_NOT_RUN, GRADED, NOT_GRADED, NOT_SUBMITTED, OVER_LIMIT,
                                          TIMED_OUT, UNREADABLE, Grade, LimitHit)
 from ddp_lessons.i18n import SOURCE, tr
+
+
+REASONS = {
+    # why a check or an exercise earned nothing, as scoring.py and jobs.py store it (in English: the gradebook's
+    # failed_checks and the result files keep it), each said in the student's language; most specific first
+    "the notebook ran past its {seconds} s limit and was stopped":
+        lambda lang, **f: tr("the notebook ran past its {seconds} s limit and was stopped", lang=lang, **f),
+    "the notebook {what} (the grader's limit)":
+        lambda lang, **f: tr("the notebook {what} (the grader's limit)", lang=lang, **f),
+    "{what} (the grader's limit)": lambda lang, **f: tr("{what} (the grader's limit)", lang=lang, **f),
+    "pytest stopped before running a cell: {line}":
+        lambda lang, **f: tr("pytest stopped before running a cell: {line}", lang=lang, **f),
+    "unreadable notebook: {error}": lambda lang, **f: tr("unreadable notebook: {error}", lang=lang, **f),
+    "not scored: {void}": lambda lang, **f: tr("not scored: {void}", lang=lang, **f),
+    "{status}: cell {cell}: {detail}": lambda lang, **f: tr("{status}: cell {cell}: {detail}", lang=lang, **f),
+    "{what} in cell {cell}": lambda lang, **f: tr("{what} in cell {cell}", lang=lang, **f),
+    "cell {cell} {what}": lambda lang, **f: tr("cell {cell} {what}", lang=lang, **f),
+    "used more than {amount} of memory": lambda lang, **f: tr("used more than {amount} of memory", lang=lang, **f),
+    "ran more than {amount} processes and threads at once":
+        lambda lang, **f: tr("ran more than {amount} processes and threads at once", lang=lang, **f),
+    "wrote more than {amount} to disk": lambda lang, **f: tr("wrote more than {amount} to disk", lang=lang, **f),
+    "printed more than {amount} of output": lambda lang, **f: tr("printed more than {amount} of output", lang=lang, **f),
+    "missing from the notebook": lambda lang, **f: tr("missing from the notebook", lang=lang, **f),
+    "did not run": lambda lang, **f: tr("did not run", lang=lang, **f),
+    "timed out": lambda lang, **f: tr("timed out", lang=lang, **f),
+    "crashed": lambda lang, **f: tr("crashed", lang=lang, **f),
+}
+"""{English reason template: its words in a language}; tests/test_grading_feedback.py makes each reason
+the way the grader does and finds it said in Spanish."""
+_REASON_PATTERNS = [(re.compile("".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)"
+                                        for i, part in enumerate(re.split(r"\{(\w+)\}", english))), re.S), say)
+                    for english, say in REASONS.items()]
+
+
+def reason(text: str, lang: str) -> str:
+    """`text`, a reason the grader stored in English (``not scored: cell 3 crashed``), in `lang`: each part
+    it recognises translated (``sin puntuar: celda 3: caída del kernel``); the rest (a check's hint, an error
+    message) as it is."""
+    if lang == SOURCE or not text:
+        return text
+    for pattern, say in _REASON_PATTERNS:
+        found = pattern.fullmatch(text)
+        if found:
+            return say(lang, **{name: reason(value, lang) if name not in ("detail", "line", "error") else value
+                                for name, value in found.groupdict().items()})
+    return text
 
 
 def words(status: str, lang: str, note: str = "") -> str:
@@ -35,7 +82,7 @@ def words(status: str, lang: str, note: str = "") -> str:
 def status_words(grade: Grade, lang: str) -> str:
     """What `grade`'s whole-exercise status means for the student, in `lang` (which limit, for OVER_LIMIT)."""
     known = grade.status == OVER_LIMIT and grade.limit is not None and grade.limit.value is not None
-    return words(grade.status, lang, over_limit(grade.limit, lang) if known else grade.note)
+    return words(grade.status, lang, over_limit(grade.limit, lang) if known else reason(grade.note, lang))
 
 
 def over_limit(hit: LimitHit, lang: str) -> str:
@@ -67,7 +114,7 @@ def student_markdown(student: str, grades: list[Grade]) -> str:
         if grade.status != GRADED:
             lines += [status_words(grade, lang), ""]
             if grade.note and grade.status not in (NOT_SUBMITTED, OVER_LIMIT, NOT_GRADED):
-                lines += ["```text", grade.note, "```", ""]
+                lines += ["```text", reason(grade.note, lang), "```", ""]
         lines += [tr("| | check | points |", lang=lang), "|---|---|---:|"]
         for check in grade.checks:
             where = tr(" (cell {cell})", lang=lang, cell=check.cell) if check.cell is not None else ""
@@ -79,7 +126,7 @@ def student_markdown(student: str, grades: list[Grade]) -> str:
         for check in failed:
             said = tr("**{title}** (a check the grader ran after yours) failed:", lang=lang, title=check.title) \
                 if check.hidden else tr("**{title}** — what you saw when this check ran:", lang=lang, title=check.title)
-            lines += [said, "", "```text", check.hint or check.problem or "", "```", ""]
+            lines += [said, "", "```text", reason(check.hint or check.problem or "", lang), "```", ""]
     return "\n".join(lines)
 
 

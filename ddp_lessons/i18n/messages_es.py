@@ -2520,4 +2520,15 @@ SPANISH = {
     "right at the first try": "correctas al primer intento",
     "accuracy": "acierto",
     "question text": "texto de la pregunta",
+    # grading: why a check or an exercise earned nothing, in a student's feedback (grading.feedback.REASONS)
+    "the notebook ran past its {seconds} s limit and was stopped":
+        "el notebook superó su tiempo límite de {seconds} s y se detuvo",
+    "the notebook {what} (the grader's limit)": "el notebook {what} (un límite del corrector)",
+    "{what} (the grader's limit)": "{what} (un límite del corrector)",
+    "pytest stopped before running a cell: {line}": "pytest se detuvo antes de ejecutar ninguna celda: {line}",
+    "unreadable notebook: {error}": "notebook ilegible: {error}",
+    "not scored: {void}": "sin puntuar: {void}",
+    "{status}: cell {cell}: {detail}": "{status}: celda {cell}: {detail}",
+    "cell {cell} {what}": "celda {cell}: {what}",
+    "missing from the notebook": "falta en el notebook",
 }
