@@ -158,15 +158,6 @@ def test_first_try_accuracy_comes_from_the_progress_files_handed_in_and_never_wr
     assert {path: os.stat(path).st_mtime_ns for path in stamps} == stamps
 
 
-def test_each_reason_template_is_the_english_it_is_said_from():
-    """REASONS' keys are matched against what the grader stored; each says the same template through tr."""
-    import string
-
-    for english, say in feedback.REASONS.items():
-        names = [name for _, name, _, _ in string.Formatter().parse(english) if name]
-        assert say("en", **{name: f"{{{name}}}" for name in names}) == english
-
-
 def test_why_a_check_or_an_exercise_earned_nothing_is_said_in_the_students_language(course):
     """The reasons the grader stores in English (the gradebook keeps them) reach a Spanish student in Spanish:
     a check missing from the notebook, one that did not run, a timed-out cell, the notebook's own time limit,

@@ -19,6 +19,7 @@ import pytest
 
 import ddp_lessons
 from ddp_lessons import checks, i18n, quiz
+from ddp_lessons.grading import feedback
 from ddp_lessons.tooling import catalogs, cli, code_strings, translations
 from ddp_lessons.tooling.course import machine_paths
 from ddp_lessons.i18n.labels import LABELS
@@ -214,6 +215,8 @@ def tr_templates() -> dict[str, str]:
                 found[node.args[0].value] = where
     for value in LABELS:  # i18n.label(value): a value the code keeps and compares, shown in the table's words
         found.setdefault(value, f"ddp_lessons/i18n/labels.py: {value!r}")
+    for reason in feedback.REASONS:  # a reason the grader stores in English, said in a student's language
+        found.setdefault(reason, f"ddp_lessons/grading/feedback.py: {reason!r}")
     return found
 
 

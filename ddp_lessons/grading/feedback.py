@@ -11,39 +11,27 @@ from pathlib import Path
 from ddp_lessons.grading import limits
 from ddp_lessons.grading.scoring import (CRASHED, DID_NOT_RUN, GRADED, NOT_GRADED, NOT_SUBMITTED, OVER_LIMIT,
                                          TIMED_OUT, UNREADABLE, Grade, LimitHit)
-from ddp_lessons.i18n import SOURCE, tr
+from ddp_lessons.i18n import SOURCE, table, tr
 
 
-REASONS = {
+REASONS = (
     # why a check or an exercise earned nothing, as scoring.py and jobs.py store it (in English: the gradebook's
-    # failed_checks and the result files keep it), each said in the student's language; most specific first
-    "the notebook ran past its {seconds} s limit and was stopped":
-        lambda lang, **f: tr("the notebook ran past its {seconds} s limit and was stopped", lang=lang, **f),
-    "the notebook {what} (the grader's limit)":
-        lambda lang, **f: tr("the notebook {what} (the grader's limit)", lang=lang, **f),
-    "{what} (the grader's limit)": lambda lang, **f: tr("{what} (the grader's limit)", lang=lang, **f),
-    "pytest stopped before running a cell: {line}":
-        lambda lang, **f: tr("pytest stopped before running a cell: {line}", lang=lang, **f),
-    "unreadable notebook: {error}": lambda lang, **f: tr("unreadable notebook: {error}", lang=lang, **f),
-    "not scored: {void}": lambda lang, **f: tr("not scored: {void}", lang=lang, **f),
-    "{status}: cell {cell}: {detail}": lambda lang, **f: tr("{status}: cell {cell}: {detail}", lang=lang, **f),
-    "{what} in cell {cell}": lambda lang, **f: tr("{what} in cell {cell}", lang=lang, **f),
-    "cell {cell} {what}": lambda lang, **f: tr("cell {cell} {what}", lang=lang, **f),
-    "used more than {amount} of memory": lambda lang, **f: tr("used more than {amount} of memory", lang=lang, **f),
-    "ran more than {amount} processes and threads at once":
-        lambda lang, **f: tr("ran more than {amount} processes and threads at once", lang=lang, **f),
-    "wrote more than {amount} to disk": lambda lang, **f: tr("wrote more than {amount} to disk", lang=lang, **f),
-    "printed more than {amount} of output": lambda lang, **f: tr("printed more than {amount} of output", lang=lang, **f),
-    "missing from the notebook": lambda lang, **f: tr("missing from the notebook", lang=lang, **f),
-    "did not run": lambda lang, **f: tr("did not run", lang=lang, **f),
-    "timed out": lambda lang, **f: tr("timed out", lang=lang, **f),
-    "crashed": lambda lang, **f: tr("crashed", lang=lang, **f),
-}
-"""{English reason template: its words in a language}; tests/test_grading_feedback.py makes each reason
-the way the grader does and finds it said in Spanish."""
+    # failed_checks and the result files keep it); most specific first. Their Spanish is in messages_es.py
+    # (tests/test_translations.py counts these templates with the tr ones)
+    "the notebook ran past its {seconds} s limit and was stopped", "the notebook {what} (the grader's limit)",
+    "{what} (the grader's limit)", "pytest stopped before running a cell: {line}", "unreadable notebook: {error}",
+    "not scored: {void}", "{status}: cell {cell}: {detail}", "{what} in cell {cell}", "cell {cell} {what}",
+    "used more than {amount} of memory", "ran more than {amount} processes and threads at once",
+    "wrote more than {amount} to disk", "printed more than {amount} of output", "missing from the notebook",
+    "did not run", "timed out", "crashed",
+)
+"""The English reasons `reason` says in a student's language; tests/test_grading_feedback.py makes each
+reason the way the grader does and finds it said in Spanish."""
 _REASON_PATTERNS = [(re.compile("".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)"
-                                        for i, part in enumerate(re.split(r"\{(\w+)\}", english))), re.S), say)
-                    for english, say in REASONS.items()]
+                                        for i, part in enumerate(re.split(r"\{(\w+)\}", english))), re.S), english)
+                    for english in REASONS]
+KEPT_FIELDS = ("detail", "line", "error")
+"""Fields that hold someone else's words (a check's hint, pytest's or Python's error): left as they are."""
 
 
 def reason(text: str, lang: str) -> str:
@@ -52,11 +40,12 @@ def reason(text: str, lang: str) -> str:
     message) as it is."""
     if lang == SOURCE or not text:
         return text
-    for pattern, say in _REASON_PATTERNS:
+    for pattern, english in _REASON_PATTERNS:
         found = pattern.fullmatch(text)
         if found:
-            return say(lang, **{name: reason(value, lang) if name not in ("detail", "line", "error") else value
-                                for name, value in found.groupdict().items()})
+            fields = {name: value if name in KEPT_FIELDS else reason(value, lang)
+                      for name, value in found.groupdict().items()}
+            return table(lang).get(english, english).format(**fields)
     return text
 
 
